@@ -1,0 +1,88 @@
+"""Command line: ``python -m autograder {grade,grade-all,release,gradescope,...}``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .config import ConfigError, list_assignments, load_assignment
+
+
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from .grade import format_table, grade_submission
+
+    assignment = load_assignment(args.assignment)
+    upload = Path(args.submission)
+    if not upload.exists():
+        print(f"error: {upload} does not exist; pass the student's file, folder or zip.", file=sys.stderr)
+        return 2
+    results = Path(args.results) if args.results else Path("results.json")
+    grade = grade_submission(assignment, upload, results, diagnose=not args.no_diagnosis)
+    print(format_table(grade.document))
+    print(f"\nresults written to {results}")
+    if grade.config_errors:
+        print("\nthe grader's configuration has errors:\n  " + "\n  ".join(grade.config_errors), file=sys.stderr)
+        return 3
+    return 0
+
+
+def _cmd_gradescope(args: argparse.Namespace) -> int:
+    from .gradescope import run_gradescope
+
+    return run_gradescope()
+
+
+def _cmd_release(args: argparse.Namespace) -> int:
+    from .release import main as release_main
+
+    return release_main(args.assignments or list_assignments(), check=not args.no_check, out=Path(args.out))
+
+
+def _cmd_grade_all(args: argparse.Namespace) -> int:
+    from .batch import main as batch_main
+
+    return batch_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("grade", help="grade one submission (file, folder or zip)")
+    p.add_argument("assignment")
+    p.add_argument("submission")
+    p.add_argument("--results", help="where to write results.json (default ./results.json)")
+    p.add_argument("--no-diagnosis", action="store_true", help="skip naming catalogued mistakes")
+    p.set_defaults(func=_cmd_grade)
+
+    p = sub.add_parser("grade-all", help="grade a folder of submissions (Gradescope export or plain)")
+    p.add_argument("assignment")
+    p.add_argument("folder")
+    p.add_argument("--out", required=True, help="folder for results, gradebook.csv and report.html")
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: the machine's cores)")
+    p.set_defaults(func=_cmd_grade_all)
+
+    p = sub.add_parser("release", help="build and self-check dist/<assignment>/ zips")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--out", default="dist")
+    p.add_argument("--no-check", action="store_true", help="skip the self-check (not for real releases)")
+    p.set_defaults(func=_cmd_release)
+
+    p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
+    p.set_defaults(func=_cmd_gradescope)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+

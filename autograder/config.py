@@ -1,0 +1,113 @@
+"""An assignment as data: ``assignments/<name>/assignment.toml``.
+
+This file is the one place that sets each test's points and visibility; the
+pytest grader, the Otter checks and the release self-check all read it here.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Gradescope's Ubuntu 22.04 image has Python 3.10
+    import tomli as tomllib
+
+KIT_ROOT = Path(__file__).resolve().parent.parent
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+
+class ConfigError(Exception):
+    """An assignment's sources are inconsistent; the message says how to fix them."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str
+    title: str
+    module: str  # students submit <module>.py
+    root: Path  # assignments/<name>
+    solution: Path  # solutions/<name>/<module>.py
+    points: dict[str, float]  # "hidden/test_x.py::test_y" -> points (split over parametrized cases)
+    visibility: dict[str, str] = field(default_factory=dict)
+    banned: tuple[str, ...] = ()
+    helpers: Path | None = None
+    test_timeout: float = 20.0
+    run_timeout: float = 420.0
+    extra_files: tuple[str, ...] = ()  # data files shipped to students beside the stub
+
+    @property
+    def submit_file(self) -> str:
+        return f"{self.module}.py"
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.root / "tests"
+
+    @property
+    def mistakes_dir(self) -> Path:
+        return self.root / "mistakes"
+
+    @property
+    def variants_dir(self) -> Path:
+        return self.root / "variants"
+
+    @property
+    def total_points(self) -> float:
+        return sum(self.points.values())
+
+    def visibility_of(self, test_key: str) -> str:
+        if test_key in self.visibility:
+            return self.visibility[test_key]
+        return "visible" if test_key.startswith("public/") else "after_published"
+
+
+def list_assignments(kit_root: Path = KIT_ROOT) -> list[str]:
+    return sorted(p.parent.name for p in (kit_root / "assignments").glob("*/assignment.toml"))
+
+
+def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
+    root = kit_root / "assignments" / name
+    path = root / "assignment.toml"
+    if not path.is_file():
+        known = ", ".join(list_assignments(kit_root)) or "none"
+        raise ConfigError(f"unknown assignment {name!r} (no {path}); known assignments: {known}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    for key in ("title", "module", "points"):
+        if key not in data:
+            raise ConfigError(f"{path}: missing required key {key!r}")
+    module = data["module"]
+    points = {str(k): float(v) for k, v in data["points"].items()}
+    for key, value in points.items():
+        if "::" not in key or not key.split("::")[0].startswith(("public/", "hidden/")):
+            raise ConfigError(f"{path}: points key {key!r} must look like 'hidden/test_file.py::test_name'")
+        if value <= 0:
+            raise ConfigError(f"{path}: test {key} has {value} points; every listed test must be worth > 0")
+    total = sum(points.values())
+    if abs(total - 100) > 1e-9:
+        raise ConfigError(f"{path}: points add up to {total:g}, not 100")
+    visibility = {str(k): str(v) for k, v in data.get("visibility", {}).items()}
+    for key, value in visibility.items():
+        if value not in VISIBILITIES:
+            raise ConfigError(f"{path}: visibility {value!r} for {key} is not one of {', '.join(VISIBILITIES)}")
+    helpers = root / data["worker_helpers"] if "worker_helpers" in data else None
+    solution = kit_root / "solutions" / name / f"{module}.py"
+    return Assignment(
+        name=name,
+        title=data["title"],
+        module=module,
+        root=root,
+        solution=solution,
+        points=points,
+        visibility=visibility,
+        banned=tuple(data.get("banned", ())),
+        helpers=helpers,
+        test_timeout=float(data.get("test_timeout", 20)),
+        run_timeout=float(data.get("run_timeout", 420)),
+        extra_files=tuple(data.get("extra_files", ())),
+    )

@@ -1,0 +1,153 @@
+"""Grade one submission: find the file, run the suites against it, write the results.
+
+Order matters for trust: a score-0 results file exists before any student code
+runs, student code runs only in the worker (``seam``/``sandbox``), and the
+final results replace the placeholder atomically after every student process
+is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .config import Assignment
+from .results import failure_document, results_document, write_results
+from .scoring import ScoringPlugin
+from .seam import RemoteStudent
+from .submission import SubmissionProblem, find_submission_file, normalise_source
+
+PLACEHOLDER = (
+    "Grading did not finish. If this message stays, the grader stopped before writing results "
+    "(for example the whole run ran out of time); contact course staff with your submission time."
+)
+
+
+@dataclass
+class Grade:
+    document: dict
+    config_errors: list[str]
+
+    @property
+    def score(self) -> float:
+        return float(self.document["score"])
+
+
+def pytest_args(assignment: Assignment, tests: str = "all") -> list[str]:
+    folders = {"all": ["public", "hidden"], "public": ["public"], "hidden": ["hidden"]}[tests]
+    paths = [str(assignment.tests_dir / f) for f in folders if (assignment.tests_dir / f).is_dir()]
+    return [
+        *paths,
+        "-q",
+        "--assert=plain",  # messages come from our checks, not from pytest's introspection
+        "--import-mode=importlib",
+        "--noconftest",
+        "-p", "no:cacheprovider",
+        "-p", "no:randomly",
+        "--rootdir", str(assignment.tests_dir),
+        "-c", os.devnull,
+        "-W", "ignore::DeprecationWarning",
+        "--no-header",
+        "-rN",
+        "--tb=no",
+    ]
+
+
+def grade_submission(
+    assignment: Assignment,
+    upload: Path,
+    results_path: Path | None = None,
+    diagnose: bool = True,
+) -> Grade:
+    """Grade ``upload`` (file, folder or zip). Never raises for anything the student did."""
+    started = time.monotonic()
+    if results_path is not None:
+        write_results(results_path, failure_document(PLACEHOLDER))
+    workdir = Path(tempfile.mkdtemp(prefix="kit-grade-"))
+    student = None
+    try:
+        try:
+            found, note = find_submission_file(Path(upload), assignment.submit_file, workdir)
+            normalised = workdir / assignment.submit_file
+            normalise_source(found, normalised)
+        except SubmissionProblem as exc:
+            document = failure_document(f"Score 0: {exc}", time.monotonic() - started)
+            return _finish(results_path, document, [])
+
+        student = RemoteStudent(
+            assignment.module, normalised, assignment.helpers, list(assignment.banned)
+        )
+        messages = [note] if note else []
+        load_error = student.load()
+        if load_error:
+            messages.append(load_error)
+        from .diagnosis import Diagnoser  # imported here: it loads the mistake catalogue lazily
+
+        plugin = ScoringPlugin(
+            assignment,
+            student,
+            run_deadline=started + assignment.run_timeout,
+            diagnoser=Diagnoser(assignment) if diagnose and not load_error else None,
+        )
+        sys.path.insert(0, str(assignment.tests_dir))
+        try:
+            pytest.main(pytest_args(assignment), plugins=[plugin])
+        finally:
+            sys.path.remove(str(assignment.tests_dir))
+        student.close()
+        student = None
+        tests = list(plugin.results.values())
+        if plugin.config_errors:
+            for error in plugin.config_errors:
+                print(f"[grader] configuration error: {error}", file=sys.stderr)
+            messages.append("The autograder is misconfigured; course staff have been notified by the grader's log.")
+        lost = [t for t in tests if t.score < t.max_score]
+        summary = f"{sum(t.score for t in tests):.2f} / {sum(t.max_score for t in tests):.0f} points."
+        if not lost and tests:
+            summary += " Every test passed."
+        messages.insert(0, summary)
+        document = results_document(tests, "\n\n".join(messages), time.monotonic() - started)
+        return _finish(results_path, document, plugin.config_errors)
+    except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result
+        import traceback
+
+        traceback.print_exc()
+        document = failure_document(
+            f"Score 0: the grader hit an internal error ({type(exc).__name__}). Course staff can see the details in the log.",
+            time.monotonic() - started,
+        )
+        return _finish(results_path, document, [f"internal error: {exc}"])
+    finally:
+        if student is not None:
+            student.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _finish(results_path: Path | None, document: dict, config_errors: list[str]) -> Grade:
+    if results_path is not None:
+        write_results(results_path, document)
+    return Grade(document, config_errors)
+
+
+def format_table(document: dict[str, Any]) -> str:
+    """A plain-text table of the results, for the terminal."""
+    rows = [(t["name"], f"{t['score']:g}/{t['max_score']:g}", t["status"]) for t in document["tests"]]
+    width = max([len(r[0]) for r in rows] + [4])
+    width = min(width, 90)
+    lines = [f"{'test':<{width}}  {'points':>9}  status", "-" * (width + 19)]
+    for name, pts, status in rows:
+        lines.append(f"{name[:width]:<{width}}  {pts:>9}  {status}")
+    lines.append("-" * (width + 19))
+    lines.append(f"{'total':<{width}}  {document['score']:>9g}")
+    if document.get("output"):
+        lines.append("")
+        lines.append(document["output"])
+    return "\n".join(lines)

@@ -1,0 +1,71 @@
+"""Gradescope's results.json: build it, and write it so it is never half-written."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from .scoring import TestResult
+
+
+def results_document(tests: Iterable[TestResult], output: str, execution_time: float, extra: dict | None = None) -> dict:
+    """The results document: a score per test, their sum, and a message for the student."""
+    entries = []
+    total = 0.0
+    for number, t in enumerate(tests, start=1):
+        score = round(t.score, 4)
+        total += score
+        entries.append(
+            {
+                "name": t.name,
+                "number": str(number),
+                "score": score,
+                "max_score": round(t.max_score, 4),
+                "status": "passed" if t.status == "passed" else "failed",
+                "visibility": t.visibility,
+                "output": t.output,
+                "extra_data": {"test": t.key, "diagnoses": t.diagnoses},
+            }
+        )
+    return {
+        "score": round(total, 2),
+        "execution_time": round(execution_time, 2),
+        "output": output,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": entries,
+        "extra_data": extra or {},
+    }
+
+
+def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None) -> dict:
+    """A valid score-0 document for when grading could not run (or has not finished)."""
+    return {
+        "score": 0,
+        "execution_time": round(execution_time, 2),
+        "output": message,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+        "extra_data": extra or {},
+    }
+
+
+def write_results(path: Path, document: dict[str, Any]) -> None:
+    """Write atomically: a reader sees the old file or the new one, never a partial one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(document, f, indent=2)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

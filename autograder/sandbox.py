@@ -1,0 +1,386 @@
+"""The trust boundary: start, limit, talk to and kill the student's worker process.
+
+What it guarantees (the README's threat model has the long form):
+
+* Student code runs only in the worker, never in the grader process that
+  holds the reference, the expected values and the results.
+* When the grader is root, the worker runs as the unprivileged user
+  ``STUDENT_USER`` (created if missing), so it cannot read the grader's 0700
+  folders, write the results or signal the grader. Without root the worker is
+  still a separate process with the same limits, but shares the user id; the
+  grader says so in its log.
+* Limits: address space and file size (``setrlimit``), a process cap when the
+  user switch is on, a deadline per request, an RSS watchdog over every
+  process the worker started, and a bounded capture of what it prints.
+* Every process the worker started is killed before results are written
+  (by user id when switched; otherwise through this process being the child
+  subreaper, so even double-forked orphans come back to us).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pwd
+import queue
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from .worker import wire
+
+STUDENT_USER = "kit-student"
+WORKER_PACKAGE = Path(__file__).parent / "worker"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one worker. Defaults fit Gradescope's 768 MB, half-CPU box."""
+
+    address_space_mb: int = 1400  # importing torch alone maps about 650 MB of address space
+    rss_mb: int = 420  # all worker processes together; the grader itself takes about 250 MB
+    max_processes: int = 48  # only enforceable with the user switch (RLIMIT_NPROC is per user)
+    file_size_mb: int = 32
+    output_bytes: int = 64 * 1024  # kept from what the student prints, per worker
+
+
+class WorkerDied(Exception):
+    """The worker exited or was killed while answering."""
+
+
+class WorkerTimeout(Exception):
+    """The worker did not answer before the deadline (and has been killed)."""
+
+
+class WorkerMemory(Exception):
+    """The worker used more memory than allowed (and has been killed)."""
+
+
+def running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def ensure_student_user() -> pwd.struct_passwd | None:
+    """The unprivileged account student code runs as; None when we are not root."""
+    if not running_as_root():
+        return None
+    try:
+        return pwd.getpwnam(STUDENT_USER)
+    except KeyError:
+        pass
+    useradd = shutil.which("useradd") or "/usr/sbin/useradd"
+    subprocess.run(
+        [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", STUDENT_USER],
+        check=False,
+        capture_output=True,
+    )
+    try:
+        return pwd.getpwnam(STUDENT_USER)
+    except KeyError:
+        return pwd.getpwnam("nobody")
+
+
+def make_interpreter_reachable(python: str) -> list[str]:
+    """Let the student user reach the interpreter: add traverse-only (o+x) bits where missing.
+
+    Needed when Python lives under a private home (pyenv in /root): otherwise
+    the unprivileged worker cannot even start. Only search permission is
+    added, never read: folder listings stay private. Returns what was changed.
+    """
+    changed = []
+    targets = {Path(os.path.realpath(python)), Path(os.path.realpath(sys.base_prefix)), Path(os.path.realpath(sys.prefix))}
+    for target in targets:
+        for folder in [target, *target.parents] if target.is_dir() else list(target.parents):
+            mode = folder.stat().st_mode
+            if not mode & 0o001:
+                folder.chmod(mode | 0o001)
+                changed.append(str(folder))
+    return changed
+
+
+def _become_subreaper() -> None:
+    """Orphaned grandchildren of the worker are re-parented to us, so we can find and kill them."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+class OutputCapture:
+    """Reads what the worker prints; keeps the first ``limit`` bytes and counts the rest."""
+
+    def __init__(self, stream, limit: int) -> None:
+        self.limit = limit
+        self.kept = bytearray()
+        self.dropped = 0
+        self.total = 0
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream) -> None:
+        while True:
+            try:
+                chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            with self._lock:
+                room = self.limit - len(self.kept)
+                if room > 0:
+                    self.kept += chunk[:room]
+                self.dropped += max(0, len(chunk) - max(room, 0))
+                self.total += len(chunk)
+
+    def mark(self) -> int:
+        with self._lock:
+            return self.total
+
+    def since(self, mark: int, max_chars: int) -> str:
+        """What was printed after ``mark`` (as far as it was kept), cut to ``max_chars``."""
+        with self._lock:
+            text = bytes(self.kept[mark:]).decode("utf-8", "replace") if mark < len(self.kept) else ""
+            extra = self.total - mark - len(text.encode("utf-8", "replace"))
+        if len(text) > max_chars:
+            extra += len(text) - max_chars
+            text = text[:max_chars]
+        if extra > 0:
+            text += f"\n[... {extra} more bytes of output not shown]"
+        return text
+
+
+class Worker:
+    """One worker process holding the student's module. Start it, ask it, kill it."""
+
+    def __init__(
+        self,
+        module_name: str,
+        student_file: Path,
+        helpers_file: Path | None = None,
+        banned: list[str] | None = None,
+        limits: Limits = Limits(),
+        python: str | None = None,
+    ) -> None:
+        self.module_name = module_name
+        self.student_file = Path(student_file)
+        self.helpers_file = Path(helpers_file) if helpers_file else None
+        self.banned = list(banned or [])
+        self.limits = limits
+        self.python = python or sys.executable
+        self.user = ensure_student_user()
+        if self.user:
+            make_interpreter_reachable(self.python)
+        self.proc: subprocess.Popen | None = None
+        self.output: OutputCapture | None = None
+        self._answers: queue.Queue = queue.Queue()
+        self._staging: Path | None = None
+        self._foreign: set[int] = set()  # our children that are not the worker's
+        _become_subreaper()
+
+    @property
+    def isolated_user(self) -> str | None:
+        return self.user.pw_name if self.user else None
+
+    # -- life cycle -----------------------------------------------------------
+    def _stage(self) -> Path:
+        """A fresh folder with only the worker runtime and the student's file in it."""
+        staging = Path(tempfile.mkdtemp(prefix="kit-worker-"))
+        shutil.copytree(WORKER_PACKAGE, staging / "_kit_worker", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copyfile(self.student_file, staging / f"{self.module_name}.py")
+        if self.helpers_file:
+            shutil.copyfile(self.helpers_file, staging / "_kit_helpers.py")
+        scratch = staging / "scratch"
+        scratch.mkdir()
+        for path in [staging, *staging.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        if self.user:
+            os.chown(scratch, self.user.pw_uid, self.user.pw_gid)
+        return staging
+
+    def start(self) -> None:
+        self._foreign = {p.pid for p in psutil.Process().children(recursive=True)}
+        self._staging = self._stage()
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        limits = self.limits
+        nproc = limits.max_processes if self.user else None
+
+        def apply_limits() -> None:  # runs in the child, after the user switch
+            mb = 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mb,) * 2)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mb,) * 2)
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if nproc:
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+        staging = self._staging
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(staging / "scratch"),
+            "TMPDIR": str(staging / "scratch"),
+            "LANG": "C.UTF-8",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "MALLOC_ARENA_MAX": "2",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONHASHSEED": "0",
+            "KIT_REQUEST_FD": str(request_r),
+            "KIT_ANSWER_FD": str(answer_w),
+        }
+        helpers = repr(str(staging / "_kit_helpers.py")) if self.helpers_file else "None"
+        code = (
+            f"import sys; sys.path.insert(0, {str(staging)!r}); "
+            "from _kit_worker import server; "
+            f"server.main({self.module_name!r}, {str(staging / (self.module_name + '.py'))!r}, "
+            f"{helpers}, {self.banned!r})"
+        )
+        extra = {}
+        if self.user:
+            extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
+        self.proc = subprocess.Popen(
+            [self.python, "-I", "-B", "-c", code],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            pass_fds=(request_r, answer_w),
+            cwd=staging / "scratch",
+            env=env,
+            start_new_session=True,
+            preexec_fn=apply_limits,
+            **extra,
+        )
+        os.close(request_r)
+        os.close(answer_w)
+        self._requests = os.fdopen(request_w, "wb")
+        self._answers = queue.Queue()
+        answers = os.fdopen(answer_r, "rb")
+        threading.Thread(target=self._read_answers, args=(answers, self._answers), daemon=True).start()
+        self.output = OutputCapture(self.proc.stdout, limits.output_bytes)
+
+    @staticmethod
+    def _read_answers(stream, sink: queue.Queue) -> None:
+        while True:
+            try:
+                sink.put(wire.read_message(stream))
+            except (EOFError, OSError, ValueError, wire.WireError) as exc:
+                sink.put(exc)
+                return
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def request(self, message: dict, deadline: float) -> dict:
+        """Send one request and wait for its answer until ``deadline`` (time.monotonic)."""
+        if not self.alive():
+            raise WorkerDied("the worker is not running")
+        try:
+            wire.write_message(self._requests, message)
+        except (BrokenPipeError, OSError):
+            self.kill()
+            raise WorkerDied("the worker exited") from None
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise WorkerTimeout()
+            try:
+                answer = self._answers.get(timeout=min(remaining, 0.05))
+            except queue.Empty:
+                if self._over_memory():
+                    self.kill()
+                    raise WorkerMemory() from None
+                continue
+            if isinstance(answer, BaseException):
+                code = self.proc.wait(timeout=5) if self.proc else None
+                self.kill()
+                raise WorkerDied(_describe_exit(code))
+            return answer
+
+    def _processes(self) -> list[psutil.Process]:
+        procs: dict[int, psutil.Process] = {}
+        if self.proc is not None:
+            try:
+                root = psutil.Process(self.proc.pid)
+                procs[root.pid] = root
+                for child in root.children(recursive=True):
+                    procs[child.pid] = child
+            except psutil.Error:
+                pass
+        # Orphans re-parented to us (we are the subreaper) and, with the user
+        # switch, anything running as the student user.
+        for child in psutil.Process().children(recursive=True):
+            if child.pid not in self._foreign:
+                procs.setdefault(child.pid, child)
+        if self.user:
+            for p in psutil.process_iter(["uids"]):
+                uids = p.info.get("uids")
+                if uids and self.user.pw_uid in (uids.real, uids.effective):
+                    procs.setdefault(p.pid, p)
+        return list(procs.values())
+
+    def _over_memory(self) -> bool:
+        total = 0
+        for p in self._processes():
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        return total > self.limits.rss_mb * 1024 * 1024
+
+    def kill(self) -> None:
+        """Kill the worker and everything it started; safe to call twice."""
+        for _ in range(20):
+            procs = [p for p in self._processes() if p.pid != os.getpid()]
+            if not procs:
+                break
+            for p in procs:
+                try:
+                    p.send_signal(signal.SIGKILL)
+                except psutil.Error:
+                    pass
+            psutil.wait_procs(procs, timeout=0.5)
+            _reap_children()
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            self._requests.close()
+        except (AttributeError, OSError):
+            pass
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
+
+
+def _reap_children() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "the worker stopped answering"
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        if -code == signal.SIGKILL:
+            return "the process was killed (SIGKILL), most often for using too much memory"
+        return f"the process was killed by signal {name}"
+    return f"the process exited with status {code} (sys.exit or os._exit in your code?)"

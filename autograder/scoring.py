@@ -1,0 +1,164 @@
+"""A pytest plugin that turns the assignment's tests into points and feedback.
+
+Points and visibility come from the assignment config (one source); a
+parametrized test shares its points equally between its cases, which gives
+partial credit. Only the check's own message (written for students) and what
+the student's code printed reach the student: never a grader traceback, a
+hidden input or the reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+from .checks import Feedback
+from .config import Assignment
+from .seam import load_module
+
+OUTPUT_CHARS_PER_TEST = 2000
+
+
+@dataclass
+class TestResult:
+    key: str  # "hidden/test_softmax.py::test_rows_sum_to_one"
+    nodeid: str
+    name: str
+    max_score: float
+    score: float = 0.0
+    status: str = "failed"
+    output: str = ""
+    visibility: str = "after_published"
+    diagnoses: list[str] = field(default_factory=list)
+
+
+class ScoringPlugin:
+    def __init__(self, assignment: Assignment, student: Any, run_deadline: float, diagnoser: Any = None) -> None:
+        self.assignment = assignment
+        self.student = student
+        self.run_deadline = run_deadline
+        self.diagnoser = diagnoser
+        self.results: dict[str, TestResult] = {}
+        self.config_errors: list[str] = []
+        self._marks: dict[str, Any] = {}
+        self._reference = None
+
+    # -- fixtures --------------------------------------------------------------
+    @pytest.fixture(name="student")
+    def student_fixture(self) -> Any:
+        return self.student
+
+    @pytest.fixture(name="reference")
+    def reference_fixture(self) -> Any:
+        if self._reference is None:
+            self._reference = load_module(f"_reference_{self.assignment.module}", self.assignment.solution)
+        return self._reference
+
+    @pytest.fixture(name="seed")
+    def seed_fixture(self, request: pytest.FixtureRequest) -> int:
+        """A seed per test, stable across runs; AG_SEED shifts all of them (used by the flake test)."""
+        base = os.environ.get("AG_SEED", "0")
+        digest = hashlib.sha256(f"{base}:{request.node.nodeid}".encode()).digest()
+        return int.from_bytes(digest[:4], "little")
+
+    @pytest.fixture(name="gen")
+    def gen_fixture(self, seed: int) -> torch.Generator:
+        return torch.Generator().manual_seed(seed)
+
+    # -- collection -----------------------------------------------------------
+    def key_of(self, item: pytest.Item) -> str:
+        rel = Path(str(item.fspath)).resolve().relative_to(self.assignment.tests_dir.resolve())
+        return f"{rel.as_posix()}::{getattr(item, 'originalname', item.name)}"
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        counts: dict[str, int] = {}
+        for item in items:
+            counts[self.key_of(item)] = counts.get(self.key_of(item), 0) + 1
+        for key in counts:
+            if key not in self.assignment.points:
+                self.config_errors.append(f"test {key} has no points in assignment.toml")
+        for key in self.assignment.points:
+            if key not in counts:
+                self.config_errors.append(f"assignment.toml gives points to {key}, but no such test was collected")
+        for item in items:
+            key = self.key_of(item)
+            points = self.assignment.points.get(key, 0.0) / counts[key]
+            self.results[item.nodeid] = TestResult(
+                key=key,
+                nodeid=item.nodeid,
+                name=test_title(item),
+                max_score=points,
+                visibility=self.assignment.visibility_of(key),
+            )
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.config_errors.append(f"could not collect {report.nodeid}: {report.longreprtext[-2000:]}")
+
+    # -- running ----------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        now = time.monotonic()
+        self.student.deadline = min(now + self.assignment.test_timeout, self.run_deadline)
+        self._marks[item.nodeid] = self.student.output_mark() if hasattr(self.student, "output_mark") else None
+        if now >= self.run_deadline:
+            raise Feedback("not run: grading reached the time limit for the whole submission before this test")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
+        outcome = yield
+        report = outcome.get_result()
+        result = self.results.get(item.nodeid)
+        if result is None:
+            return
+        if report.when == "call" and report.passed:
+            result.status, result.score = "passed", result.max_score
+        elif report.failed and report.when in ("setup", "call"):
+            result.status, result.score = "failed", 0.0
+            result.output = self._failure_text(call.excinfo)
+            if self.diagnoser is not None and call.excinfo is not None:
+                result.diagnoses = self.diagnoser(call.excinfo.value)
+                if result.diagnoses:
+                    result.output += "\n\nLikely mistake: " + "\n".join(result.diagnoses)
+        elif report.skipped and report.when in ("setup", "call"):
+            result.status, result.score = "failed", 0.0
+            result.output = "not run (skipped)"
+        if report.when == "teardown":
+            mark = self._marks.pop(item.nodeid, None)
+            if mark is not None:
+                printed = self.student.output_since(mark, OUTPUT_CHARS_PER_TEST)
+                if printed.strip():
+                    result.output += ("\n\n" if result.output else "") + "Your code printed:\n" + printed
+
+    def _failure_text(self, excinfo: Any) -> str:
+        if excinfo is None:
+            return "failed"
+        exc = excinfo.value
+        if isinstance(exc, Feedback):
+            return str(exc)
+        # Anything else comes from the test's own code handling what the student
+        # returned (e.g. indexing a tensor that is not one). The student sees
+        # the error kind; the full traceback goes to the instructor-only log.
+        print(f"[grader] unexpected error in a test:\n{''.join(traceback.format_exception(exc))}")
+        return (
+            f"the check could not be completed on what your code returned "
+            f"({type(exc).__name__}: {str(exc)[:300]}). Check the return type and shape against the handout."
+        )
+
+
+def test_title(item: pytest.Item) -> str:
+    """"softmax: rows sum to 1 [float32]" from the test's docstring (or its name)."""
+    doc = (getattr(item, "function", None).__doc__ or "").strip().splitlines() if hasattr(item, "function") else []
+    title = doc[0].strip() if doc else getattr(item, "originalname", item.name)
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        title += f" [{callspec.id}]"
+    return title

@@ -1,0 +1,269 @@
+"""The seam: the only way a test reaches the student's code.
+
+A hidden test receives a ``student`` fixture and writes ``student.softmax(x)``,
+``model = student.MultiHeadAttention(8, 2)``, ``model(q, k, v)``,
+``model.load_state_dict(sd)`` or ``student.gradients(model, q, k, v, wrt=(0,))``.
+
+:class:`RemoteStudent` forwards each of these to the worker process (see
+:mod:`autograder.sandbox`) and gives back plain data, or a
+:class:`RemoteObject` for things that stay in the worker (modules, models).
+:class:`LocalStudent` is the same interface in-process, for the student's own
+machine and for authoring tests; it offers no protection.
+
+Failures reach the test as :class:`StudentCodeError` with a message written
+for the student, never as a grader traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from typing import Any
+
+from .checks import Feedback
+from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerTimeout
+from .worker import ops, wire
+
+
+class StudentCodeError(Feedback):
+    """The student's code raised, hung, crashed or is missing something."""
+
+
+class RemoteObject:
+    """A handle on an object that lives in the worker (a function, a model...)."""
+
+    def __init__(self, student: "RemoteStudent", ref_id: int, type_name: str, path: str, generation: int) -> None:
+        self._student = student
+        self._ref_id = ref_id
+        self._type_name = type_name
+        self._path = path
+        self._generation = generation
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._student._ask({"op": "getattr", "ref": self._ref_id, "name": name}, f"{self._path}.{name}", self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        label = self._path if self._type_name in ("function", "method", "builtin_function_or_method") else f"{self._path}(...)"
+        return self._student._call(self, label, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<student's {self._type_name} {self._path}>"
+
+
+class RemoteStudent:
+    """The student's module, behind a worker process."""
+
+    def __init__(
+        self,
+        module_name: str,
+        student_file: Path,
+        helpers_file: Path | None = None,
+        banned: list[str] | None = None,
+        limits: Limits = Limits(),
+        load_timeout: float = 120.0,
+    ) -> None:
+        self.module_name = module_name
+        self.student_file = Path(student_file)
+        self.helpers_file = helpers_file
+        self.banned = banned or []
+        self.limits = limits
+        self.load_timeout = load_timeout
+        self.deadline = float("inf")  # set per test by the scoring plugin
+        self.worker: Worker | None = None
+        self.generation = 0
+        self.load_error: str | None = None
+        self.names: list[str] = []
+        self.timed_out: set[str] = set()
+        self.starts = 0
+
+    # -- worker management -----------------------------------------------------
+    def _ensure_worker(self) -> Worker:
+        if self.load_error:
+            raise StudentCodeError(self.load_error)
+        if self.worker is not None and self.worker.alive():
+            return self.worker
+        if self.worker is not None:
+            self.worker.kill()
+        self.worker = Worker(self.module_name, self.student_file, self.helpers_file, self.banned, self.limits)
+        self.worker.start()
+        self.generation += 1
+        self.starts += 1
+        try:
+            answer = self.worker.request({"op": "load"}, time.monotonic() + self.load_timeout)
+        except (WorkerDied, WorkerTimeout, WorkerMemory) as exc:
+            self.load_error = f"{self.module_name}.py could not be imported: " + _worker_failure(exc, self.limits)
+            raise StudentCodeError(self.load_error) from None
+        if "error" in answer:
+            self.worker.kill()
+            self.load_error = f"{self.module_name}.py could not be imported: " + _format_error(answer["error"])
+            raise StudentCodeError(self.load_error)
+        self.names = wire.decode(answer["ok"])["names"]
+        return self.worker
+
+    def load(self) -> str | None:
+        """Start the worker and import the file; return the import error, if any."""
+        try:
+            self._ensure_worker()
+        except StudentCodeError as exc:
+            return str(exc)
+        return None
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+
+    @property
+    def isolated_user(self) -> str | None:
+        return self.worker.isolated_user if self.worker else None
+
+    def output_mark(self) -> tuple[Any, int]:
+        capture = self.worker.output if self.worker else None
+        return capture, capture.mark() if capture else 0
+
+    def output_since(self, mark: tuple[Any, int], max_chars: int) -> str:
+        capture, position = mark
+        current = self.worker.output if self.worker else None
+        if current is None:
+            return ""
+        return current.since(position if current is capture else 0, max_chars)
+
+    # -- requests ----------------------------------------------------------------
+    def _encode(self, value: Any) -> Any:
+        def make_ref(obj: Any) -> dict:
+            if isinstance(obj, RemoteObject):
+                if obj._generation != self.generation:
+                    raise StudentCodeError(
+                        f"{obj._path} was lost when your code had to be restarted after an earlier failure"
+                    )
+                return {"__ref__": obj._ref_id, "type": obj._type_name}
+            raise TypeError(f"cannot send a {type(obj).__name__} to student code")
+
+        return wire.encode(value, make_ref)
+
+    def _ask(self, message: dict, label: str, via: RemoteObject | None = None) -> Any:
+        root = label.split("(")[0].split(".")[0]
+        if root in self.timed_out or label in self.timed_out:
+            raise StudentCodeError(f"{label} was not run again: it ran out of time in an earlier test")
+        worker = self._ensure_worker()
+        if via is not None and via._generation != self.generation:
+            raise StudentCodeError(f"{via._path} was lost when your code had to be restarted after an earlier failure")
+        try:
+            answer = worker.request(message, self.deadline)
+        except WorkerTimeout:
+            self.timed_out.add(label.split("(")[0])
+            raise StudentCodeError(
+                f"{label} did not finish within the time limit (an infinite loop, or far too slow?)"
+            ) from None
+        except (WorkerDied, WorkerMemory) as exc:
+            raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits)) from None
+        if answer.get("banned"):
+            names = ", ".join(answer["banned"])
+            raise StudentCodeError(
+                f"{label} called {names}, which this assignment does not allow: write the computation yourself "
+                "(calling your own functions is fine)."
+            )
+        if "error" in answer:
+            raise StudentCodeError(f"{label} raised " + _format_error(answer["error"]))
+        generation = self.generation
+
+        def resolve(ref_id: int, type_name: str) -> RemoteObject:
+            return RemoteObject(self, ref_id, type_name, label, generation)
+
+        try:
+            return wire.decode(answer["ok"], resolve)
+        except wire.WireError as exc:
+            raise StudentCodeError(f"{label} returned something the grader cannot read: {exc}") from None
+
+    def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
+        message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
+        return self._ask(message, label, target)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._ensure_worker()
+        if name not in self.names:
+            raise StudentCodeError(f"{self.module_name}.py has no `{name}`: define it with exactly that name.")
+        return self._ask({"op": "getattr", "ref": 0, "name": name}, name)
+
+    def has(self, name: str) -> bool:
+        self._ensure_worker()
+        return name in self.names
+
+    def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
+        """Run ``target(*args, **kwargs)`` in the worker and return gradients (see ``ops.gradients``)."""
+        if isinstance(target, str):
+            target = getattr(self, target)
+        options = {"wrt": list(wrt), "grad_outputs": grad_outputs, "params": params}
+        message = {
+            "op": "gradients",
+            "ref": target._ref_id,
+            "args": self._encode(list(args)),
+            "kwargs": self._encode(kwargs),
+            "options": self._encode(options),
+        }
+        return self._ask(message, f"gradients through {target._path}", target)
+
+    def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """Build one of the assignment's non-secret worker helpers (e.g. a probe model) in the worker."""
+        message = {"op": "helper", "name": name, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
+        return self._ask(message, f"grader helper {name}")
+
+
+class LocalStudent:
+    """The same interface as :class:`RemoteStudent`, in this process (no protection)."""
+
+    def __init__(self, module_name: str, student_file: Path, helpers_file: Path | None = None) -> None:
+        self.module = load_module(module_name, student_file)
+        self.helpers = load_module("_kit_helpers", helpers_file) if helpers_file else None
+        self.deadline = float("inf")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return getattr(self.module, name)
+        except AttributeError:
+            raise StudentCodeError(f"{self.module.__name__}.py has no `{name}`") from None
+
+    def has(self, name: str) -> bool:
+        return hasattr(self.module, name)
+
+    def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
+        if isinstance(target, str):
+            target = getattr(self.module, target)
+        return ops.gradients(target, args, kwargs, wrt=wrt, grad_outputs=grad_outputs, params=params)
+
+    def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self.helpers, name)(*args, **kwargs)
+
+    def close(self) -> None:
+        pass
+
+
+def load_module(name: str, path: Path) -> Any:
+    """Import a file as a module under ``name`` (trusted code only: runs in this process)."""
+    spec = importlib.util.spec_from_file_location(name, str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _format_error(error: dict) -> str:
+    text = f"{error.get('type', 'Exception')}: {error.get('message', '')}".rstrip(": ")
+    where = error.get("where") or []
+    if where:
+        text += "\n  at " + "\n  at ".join(where)
+    return text
+
+
+def _worker_failure(exc: Exception, limits: Limits) -> str:
+    if isinstance(exc, WorkerTimeout):
+        return "it did not finish within the time limit"
+    if isinstance(exc, WorkerMemory):
+        return f"it used more than {limits.rss_mb} MB of memory and was stopped"
+    return str(exc) or "the process stopped"

@@ -1,0 +1,57 @@
+"""Detect calls to functions an assignment bans (``torch.softmax`` in a softmax...).
+
+The worker wraps each banned function before the student's file is imported,
+so ``from torch.nn.functional import softmax`` at the top of a submission gets
+the wrapper too. Each answer reports which banned functions ran during the
+request. Student code could undo the wrappers on purpose; this catches the
+honest shortcut, not a determined cheat (see the README's threat model).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Any
+
+_used: list[str] = []
+
+
+def reset() -> None:
+    _used.clear()
+
+
+def used() -> list[str]:
+    return sorted(set(_used))
+
+
+def _resolve(dotted: str) -> tuple[Any, str]:
+    """``"torch.nn.functional.softmax"`` -> (the module or class, "softmax")."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ImportError(dotted)
+
+
+def install(banned: list[str]) -> None:
+    for dotted in banned:
+        try:
+            owner, name = _resolve(dotted)
+            original = getattr(owner, name)
+        except (ImportError, AttributeError):
+            continue
+
+        def make_wrapper(original: Any = original, dotted: str = dotted) -> Any:
+            @functools.wraps(original)
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                _used.append(dotted)
+                return original(*args, **kwargs)
+
+            return wrapper
+
+        setattr(owner, name, make_wrapper())

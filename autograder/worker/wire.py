@@ -1,0 +1,189 @@
+"""The wire format between the grader and the student's worker process.
+
+Only plain data crosses: None, bools, ints, floats, strings, lists, tuples,
+dicts, torch tensors, NumPy arrays and references to objects that stay in the
+worker. Messages are JSON with tensors as raw little-endian bytes in base64,
+so decoding can never execute code (unlike pickle). Every tensor that comes
+back is rebuilt here as a fresh, plain ``torch.Tensor``: a subclass with a
+forged ``__torch_function__`` or ``__eq__`` cannot survive the trip.
+
+This module is imported on both sides, so it must not import anything secret.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import struct
+from typing import Any, BinaryIO
+
+import numpy as np
+import torch
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+
+_TORCH_DTYPES = {
+    "float64": torch.float64,
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "int16": torch.int16,
+    "int8": torch.int8,
+    "uint8": torch.uint8,
+    "bool": torch.bool,
+    "complex64": torch.complex64,
+    "complex128": torch.complex128,
+}
+_NUMPY_DTYPES = {"float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"}
+
+
+class WireError(Exception):
+    """A value cannot be sent, or a message cannot be read."""
+
+
+class Ref:
+    """A reference to an object that lives in the worker (a module, a model...)."""
+
+    __slots__ = ("ref_id", "type_name")
+
+    def __init__(self, ref_id: int, type_name: str) -> None:
+        self.ref_id = ref_id
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<worker object {self.type_name} #{self.ref_id}>"
+
+
+def _float_out(x: float) -> Any:
+    if math.isnan(x):
+        return {"__float__": "nan"}
+    if math.isinf(x):
+        return {"__float__": "inf" if x > 0 else "-inf"}
+    return x
+
+
+def encode(value: Any, make_ref=None, _depth: int = 0) -> Any:
+    """Turn ``value`` into JSON-able data. ``make_ref(obj)`` handles other objects."""
+    if _depth > 50:
+        raise WireError("value is nested too deeply to send")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if type(value) is int or isinstance(value, int) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return _float_out(float(value))
+    if isinstance(value, torch.Tensor):
+        t = value.detach()
+        if t.is_sparse or t.layout != torch.strided:
+            t = t.to_dense()
+        t = torch.Tensor.contiguous(torch.Tensor.cpu(t.as_subclass(torch.Tensor)))
+        dtype = str(t.dtype).replace("torch.", "")
+        if dtype not in _TORCH_DTYPES:
+            raise WireError(f"tensors of dtype {dtype} cannot be sent")
+        data = t.numpy().tobytes() if dtype != "bfloat16" else t.view(torch.int16).numpy().tobytes()
+        return {"__tensor__": dtype, "shape": list(t.shape), "data": base64.b64encode(data).decode()}
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        a = np.ascontiguousarray(np.asarray(value))
+        if a.dtype.name not in _NUMPY_DTYPES:
+            raise WireError(f"arrays of dtype {a.dtype.name} cannot be sent")
+        if a.ndim == 0 and isinstance(value, np.generic):
+            item = a.item()
+            return encode(item, make_ref, _depth + 1)
+        return {
+            "__ndarray__": a.dtype.name,
+            "shape": list(a.shape),
+            "data": base64.b64encode(a.astype(a.dtype.newbyteorder("<")).tobytes()).decode(),
+        }
+    if isinstance(value, (list, tuple)):
+        items = [encode(v, make_ref, _depth + 1) for v in value]
+        return items if type(value) is list else {"__tuple__": items}
+    if isinstance(value, dict):
+        return {"__dict__": [[encode(k, make_ref, _depth + 1), encode(v, make_ref, _depth + 1)] for k, v in value.items()]}
+    if isinstance(value, Ref):
+        return {"__ref__": value.ref_id, "type": value.type_name}
+    if isinstance(value, torch.dtype):
+        return {"__dtype__": str(value).replace("torch.", "")}
+    if make_ref is not None:
+        return make_ref(value)
+    raise WireError(f"a value of type {type(value).__name__} cannot be sent")
+
+
+def decode(data: Any, resolve_ref=None) -> Any:
+    """Inverse of :func:`encode`. ``resolve_ref(ref_id, type_name)`` maps references."""
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):
+        return [decode(v, resolve_ref) for v in data]
+    if not isinstance(data, dict):
+        raise WireError("malformed message")
+    if "__tensor__" in data:
+        dtype_name = data["__tensor__"]
+        if dtype_name not in _TORCH_DTYPES:
+            raise WireError(f"unknown tensor dtype {dtype_name!r}")
+        shape = [int(s) for s in data["shape"]]
+        raw = base64.b64decode(data["data"])
+        if dtype_name == "bfloat16":
+            arr = np.frombuffer(raw, dtype="<i2").copy()
+            return torch.from_numpy(arr).view(torch.bfloat16).reshape(shape)
+        np_dtype = torch.empty(0, dtype=_TORCH_DTYPES[dtype_name]).numpy().dtype
+        arr = np.frombuffer(raw, dtype=np_dtype).copy()
+        return torch.from_numpy(arr).reshape(shape)
+    if "__ndarray__" in data:
+        name = data["__ndarray__"]
+        if name not in _NUMPY_DTYPES:
+            raise WireError(f"unknown array dtype {name!r}")
+        arr = np.frombuffer(base64.b64decode(data["data"]), dtype=np.dtype(name).newbyteorder("<"))
+        return arr.astype(np.dtype(name)).reshape([int(s) for s in data["shape"]])
+    if "__float__" in data:
+        return float(data["__float__"])
+    if "__tuple__" in data:
+        return tuple(decode(v, resolve_ref) for v in data["__tuple__"])
+    if "__dict__" in data:
+        out = {}
+        for k, v in data["__dict__"]:
+            key = decode(k, resolve_ref)
+            if isinstance(key, (list, dict)):
+                raise WireError("dictionary keys must be plain values")
+            out[key] = decode(v, resolve_ref)
+        return out
+    if "__dtype__" in data:
+        name = data["__dtype__"]
+        if name not in _TORCH_DTYPES:
+            raise WireError(f"unknown dtype {name!r}")
+        return _TORCH_DTYPES[name]
+    if "__ref__" in data:
+        if resolve_ref is None:
+            raise WireError("unexpected object reference")
+        return resolve_ref(int(data["__ref__"]), str(data.get("type", "object")))
+    return {str(k): decode(v, resolve_ref) for k, v in data.items()}
+
+
+def write_message(stream: BinaryIO, message: dict) -> None:
+    body = json.dumps(message, allow_nan=False).encode()
+    stream.write(struct.pack("<Q", len(body)) + body)
+    stream.flush()
+
+
+def read_message(stream: BinaryIO) -> dict:
+    header = _read_exact(stream, 8)
+    (size,) = struct.unpack("<Q", header)
+    if size > MAX_MESSAGE_BYTES:
+        raise WireError(f"message of {size} bytes is larger than the limit")
+    message = json.loads(_read_exact(stream, size))
+    if not isinstance(message, dict):
+        raise WireError("malformed message")
+    return message
+
+
+def _read_exact(stream: BinaryIO, n: int) -> bytes:
+    chunks = []
+    while n:
+        chunk = stream.read(n)
+        if not chunk:
+            raise EOFError("the other side closed the connection")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
