@@ -70,9 +70,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true", help="skip the self-check (not for real releases)")
     p.set_defaults(func=_cmd_release)
 
+    p = sub.add_parser("stubs", help="regenerate student_template/ from solutions/")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(func=_cmd_stubs)
+
+    p = sub.add_parser("selfcheck", help="grade reference, stub, variants and mistakes; print the mutation table")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(func=_cmd_selfcheck)
+
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
     return parser
+
+
+def _cmd_stubs(args: argparse.Namespace) -> int:
+    from .release import write_student_template
+
+    for name in args.assignments or list_assignments():
+        print(f"wrote {write_student_template(load_assignment(name))}")
+    return 0
+
+
+def _cmd_selfcheck(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .release import build_zips
+    from .selfcheck import self_check
+
+    status = 0
+    for name in args.assignments or list_assignments():
+        assignment = load_assignment(name)
+        with tempfile.TemporaryDirectory() as tmp:
+            for file_name, data in build_zips(assignment).items():
+                (Path(tmp) / file_name).write_bytes(data)
+            report = self_check(assignment, Path(tmp))
+        print(report.text())
+        status |= 0 if report.ok else 1
+    return status
+
 
 
 def main(argv: list[str] | None = None) -> int:

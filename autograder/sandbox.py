@@ -12,9 +12,9 @@ What it guarantees (the README's threat model has the long form):
 * Limits: address space and file size (``setrlimit``), a process cap when the
   user switch is on, a deadline per request, an RSS watchdog over every
   process the worker started, and a bounded capture of what it prints.
-* Every process the worker started is killed before results are written
-  (by user id when switched; otherwise through this process being the child
-  subreaper, so even double-forked orphans come back to us).
+* Every process the worker started is killed before results are written:
+  the grader is the child subreaper, so even double-forked orphans are
+  re-parented to it and found.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ class Limits:
 
     address_space_mb: int = 1400  # importing torch alone maps about 650 MB of address space
     rss_mb: int = 420  # all worker processes together; the grader itself takes about 250 MB
-    max_processes: int = 48  # only enforceable with the user switch (RLIMIT_NPROC is per user)
+    max_processes: int = 48  # watched by the grader; RLIMIT_NPROC (per user) is only a backstop
+    nproc_backstop: int = 1024
     file_size_mb: int = 32
     output_bytes: int = 64 * 1024  # kept from what the student prints, per worker
 
@@ -214,7 +215,7 @@ class Worker:
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
         limits = self.limits
-        nproc = limits.max_processes if self.user else None
+        nproc = limits.nproc_backstop if self.user else None
 
         def apply_limits() -> None:  # runs in the child, after the user switch
             mb = 1024 * 1024
@@ -299,7 +300,7 @@ class Worker:
             except queue.Empty:
                 if self._over_memory():
                     self.kill()
-                    raise WorkerMemory() from None
+                    raise WorkerMemory() from None  # (or too many processes)
                 continue
             if isinstance(answer, BaseException):
                 code = self.proc.wait(timeout=5) if self.proc else None
@@ -317,21 +318,21 @@ class Worker:
                     procs[child.pid] = child
             except psutil.Error:
                 pass
-        # Orphans re-parented to us (we are the subreaper) and, with the user
-        # switch, anything running as the student user.
+        # Orphans re-parented to us: we are the child subreaper, so even a
+        # double-forked, setsid() process of the student's comes back here.
+        # (Not "every process of the student user": concurrent graders share it.)
         for child in psutil.Process().children(recursive=True):
             if child.pid not in self._foreign:
                 procs.setdefault(child.pid, child)
-        if self.user:
-            for p in psutil.process_iter(["uids"]):
-                uids = p.info.get("uids")
-                if uids and self.user.pw_uid in (uids.real, uids.effective):
-                    procs.setdefault(p.pid, p)
         return list(procs.values())
 
     def _over_memory(self) -> bool:
+        """Over the RSS budget, or more processes than allowed (a fork bomb)."""
         total = 0
-        for p in self._processes():
+        procs = self._processes()
+        if len(procs) > self.limits.max_processes:
+            return True
+        for p in procs:
             try:
                 total += p.memory_info().rss
             except psutil.Error:

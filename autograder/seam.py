@@ -76,7 +76,7 @@ class RemoteStudent:
         self.generation = 0
         self.load_error: str | None = None
         self.names: list[str] = []
-        self.timed_out: set[str] = set()
+        self.timed_out: set[str] = set()  # functions that hung or crashed the worker
         self.starts = 0
 
     # -- worker management -----------------------------------------------------
@@ -147,7 +147,9 @@ class RemoteStudent:
     def _ask(self, message: dict, label: str, via: RemoteObject | None = None) -> Any:
         root = label.split("(")[0].split(".")[0]
         if root in self.timed_out or label in self.timed_out:
-            raise StudentCodeError(f"{label} was not run again: it ran out of time in an earlier test")
+            raise StudentCodeError(
+                f"{label} was not run again: it ran out of time, memory or processes, or crashed, in an earlier test"
+            )
         worker = self._ensure_worker()
         if via is not None and via._generation != self.generation:
             raise StudentCodeError(f"{via._path} was lost when your code had to be restarted after an earlier failure")
@@ -159,6 +161,8 @@ class RemoteStudent:
                 f"{label} did not finish within the time limit (an infinite loop, or far too slow?)"
             ) from None
         except (WorkerDied, WorkerMemory) as exc:
+            # Like a hang: running it again would only crash again and cost a restart each time.
+            self.timed_out.add(label.split("(")[0])
             raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits)) from None
         if answer.get("banned"):
             names = ", ".join(answer["banned"])
@@ -265,5 +269,8 @@ def _worker_failure(exc: Exception, limits: Limits) -> str:
     if isinstance(exc, WorkerTimeout):
         return "it did not finish within the time limit"
     if isinstance(exc, WorkerMemory):
-        return f"it used more than {limits.rss_mb} MB of memory and was stopped"
+        return (
+            f"it used more than {limits.rss_mb} MB of memory or started more than "
+            f"{limits.max_processes} processes, and was stopped"
+        )
     return str(exc) or "the process stopped"

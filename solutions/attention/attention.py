@@ -11,6 +11,8 @@ Do not call PyTorch's softmax in any form (``torch.softmax``,
 them when your code runs. Calling your own functions is fine.
 """
 
+from __future__ import annotations
+
 import math
 
 import torch
@@ -19,10 +21,13 @@ import torch
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """Numerically stable softmax of ``x`` along ``dim``.
 
-    x: any shape (...); returns the same shape and dtype.
-    Subtract the maximum of each slice before exponentiating so that scores of
-    magnitude 1e4 do not overflow. An entry of ``-inf`` gets weight exactly 0;
-    a slice that is entirely ``-inf`` gives all zeros (not NaN).
+    x: any shape (...); returns the same shape and dtype, each slice along
+    ``dim`` non-negative and summing to 1:
+        softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m),   m = max_j x_j
+    Subtracting the max changes nothing mathematically but keeps scores of
+    magnitude 1e4 from overflowing. An entry of ``-inf`` gets weight exactly 0;
+    a slice that is entirely ``-inf`` gives all zeros (not NaN): there
+    m = -inf and x - m would be -inf - (-inf) = NaN.
     """
     # BEGIN SOLUTION
     m = x.amax(dim=dim, keepdim=True)                        # (..., 1, ...) max of each slice
@@ -33,12 +38,16 @@ def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     # END SOLUTION
 
 
-def scaled_dot_product_attention(q, k, v, mask=None):
+def scaled_dot_product_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Attention read: ``softmax(q kᵀ / sqrt(d_k)) v`` with blocked keys removed.
 
     q: (..., n_q, d_k)   k: (..., n_k, d_k)   v: (..., n_k, d_v); leading dims broadcast.
-    mask: None or bool, broadcastable to (..., n_q, n_k); True = blocked.
-    Returns (output (..., n_q, d_v), weights (..., n_q, n_k)) in q's dtype.
+    mask: None or bool, broadcastable to (..., n_q, n_k); True = blocked
+    (blocked scores become -inf BEFORE the softmax, so their weight is exactly 0).
+    Returns (output (..., n_q, d_v), weights (..., n_q, n_k)) in q's dtype,
+    the softmax taken over the keys (the last dim), using your ``softmax``.
     A query whose keys are all blocked gets zero weights and a zero output row,
     with zero (not NaN) gradients.
     """

@@ -1,0 +1,23 @@
+"""Inverted mask: True treated as allowed (the F.scaled_dot_product_attention convention).
+
+Your attention blocks the keys the mask allows and lets through the blocked
+ones. In this assignment, as in nn.MultiheadAttention's attn_mask, True means
+BLOCKED: fill the scores where the mask is True with -inf.
+F.scaled_dot_product_attention uses the opposite convention (True = take part).
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_broadcast_masks",
+    "hidden/test_sdpa.py::test_blocked_weights_zero",
+    "hidden/test_sdpa.py::test_fully_blocked_rows",
+    "hidden/test_masks.py::test_future_independence",
+    "hidden/test_masks.py::test_padding_and_causal",
+    "hidden/test_banned.py::test_no_builtin_softmax",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    return weights @ v, weights

@@ -1,0 +1,22 @@
+"""Mask applied after the softmax: blocked weights zeroed without renormalising.
+
+Your blocked weights are 0, but the remaining weights of a row no longer sum
+to 1: the softmax had already shared the probability with the blocked keys.
+Mask BEFORE the softmax: set blocked scores to -inf (exp(-inf) = 0), so the
+softmax renormalises over the allowed keys only.
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_broadcast_masks",
+    "hidden/test_sdpa.py::test_properties",
+    "hidden/test_sdpa.py::test_fully_blocked_rows",
+    "hidden/test_masks.py::test_padding_and_causal",
+    "hidden/test_banned.py::test_no_builtin_softmax",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    weights = softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(mask, 0.0)
+    return weights @ v, weights

@@ -1,0 +1,20 @@
+"""Computes in float64 and forgets to cast back to the input's dtype.
+
+Your attention returns float64 for float32 inputs. Computing inside in float64
+is fine, but the output and weights must come back in q's dtype
+(`.to(q.dtype)`): the rest of a float32 model would otherwise be silently
+promoted to float64.
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_output_dtype",
+    "public/test_attention_public.py::test_shapes",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    q, k, v = q.double(), k.double(), v.double()
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    return weights @ v, weights

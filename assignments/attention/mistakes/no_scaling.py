@@ -1,0 +1,24 @@
+"""No scaling: scores are q·k, not q·k / sqrt(d_k).
+
+Your weights are too sharp: the scores were not divided by sqrt(d_k). A dot
+product of d_k components with variance 1 has variance d_k, so unscaled scores
+grow with the key width and the softmax saturates (one weight near 1, gradients
+near 0: at d_k = 1024 the largest weight is 0.97 instead of 0.32). Divide by
+sqrt(d_k), with d_k = q.shape[-1].
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_broadcast_masks",
+    "hidden/test_sdpa.py::test_gradients",
+    "hidden/test_masks.py::test_padding_and_causal",
+    "hidden/test_banned.py::test_no_builtin_softmax",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    return weights @ v, weights

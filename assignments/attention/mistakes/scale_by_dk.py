@@ -1,0 +1,22 @@
+"""Scores divided by d_k instead of sqrt(d_k).
+
+Your weights are too flat: the scores were divided by d_k, not by sqrt(d_k).
+q·k has variance d_k, i.e. a standard deviation of sqrt(d_k); dividing by
+sqrt(d_k) brings it back to 1, dividing by d_k shrinks it to 1/sqrt(d_k) and
+the attention blurs towards uniform weights.
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_broadcast_masks",
+    "hidden/test_sdpa.py::test_gradients",
+    "hidden/test_masks.py::test_padding_and_causal",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / q.shape[-1]
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    return weights @ v, weights

@@ -1,0 +1,21 @@
+"""Scores divided by sqrt(n_k), the number of keys, instead of sqrt(d_k).
+
+Your scores were divided by the square root of the number of keys
+(k.shape[-2]). The scale corrects the variance of one dot product q·k, a sum
+of d_k terms, so it is sqrt(d_k) with d_k = q.shape[-1], whatever the
+sequence length.
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_broadcast_masks",
+    "hidden/test_sdpa.py::test_gradients",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    return weights @ v, weights

@@ -1,0 +1,22 @@
+"""Attention softmax over the queries (dim=-2) instead of over the keys.
+
+Your attention weights are normalised down each column (over the queries), so a
+query's weights over the keys do not sum to 1. Each query needs a probability
+distribution over the keys: softmax(scores, dim=-1) on scores of shape (..., n_q, n_k).
+"""
+CAUGHT_BY = [
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_broadcast_masks",
+    "hidden/test_sdpa.py::test_properties",
+    "hidden/test_sdpa.py::test_gradients",
+    "public/test_attention_public.py::test_worked_example",
+    "public/test_attention_public.py::test_shapes",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = softmax(scores, dim=-2)
+    return weights @ v, weights

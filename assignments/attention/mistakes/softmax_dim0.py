@@ -1,0 +1,25 @@
+"""softmax over the wrong dimension: dim=0 hard-coded.
+
+Your softmax normalises along the first dimension whatever `dim` says, so the
+weights of one query are spread over the other queries (or batch entries)
+instead of over the keys. Softmax is taken row by row, along the keys: pass
+`dim` to `amax(...)` and `sum(...)` with keepdim=True.
+"""
+CAUGHT_BY = [
+    "hidden/test_softmax.py::test_matches_reference",
+    "hidden/test_softmax.py::test_other_dims",
+    "hidden/test_softmax.py::test_properties",
+    "hidden/test_softmax.py::test_neg_inf_entries",
+    "hidden/test_softmax.py::test_gradients",
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_properties",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def softmax(x, dim=-1):
+    m = x.amax(dim=0, keepdim=True)
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    e = torch.exp(x - m)
+    total = e.sum(dim=0, keepdim=True)
+    return e / torch.where(total > 0, total, torch.ones_like(total))

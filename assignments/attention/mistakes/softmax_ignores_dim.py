@@ -1,0 +1,19 @@
+"""softmax ignores its `dim` argument (always the last dimension).
+
+Your softmax is right along the last dimension but ignores `dim`: softmax(x, dim=0)
+must make the slices along dim 0 sum to 1. Use `dim` in every reduction
+(`x.amax(dim=dim, keepdim=True)`, `e.sum(dim=dim, keepdim=True)`).
+"""
+CAUGHT_BY = [
+    "hidden/test_softmax.py::test_other_dims",
+    "hidden/test_softmax.py::test_properties",
+    "hidden/test_softmax.py::test_gradients",
+]
+
+
+def softmax(x, dim=-1):
+    m = x.amax(dim=-1, keepdim=True)
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    e = torch.exp(x - m)
+    total = e.sum(dim=-1, keepdim=True)
+    return e / torch.where(total > 0, total, torch.ones_like(total))

@@ -1,0 +1,19 @@
+"""softmax without subtracting the maximum: exp overflows for large scores.
+
+Your softmax returns NaN or inf for scores around ±1e4: exp(1e4) overflows to
+inf (and inf/inf is NaN), while exp(-1e4) underflows to 0 (and 0/0 is NaN).
+Subtract each slice's maximum before exponentiating: softmax is unchanged by a
+constant shift, and then the largest exponent is exp(0) = 1 ("stable softmax"
+in the handout).
+"""
+CAUGHT_BY = [
+    "hidden/test_softmax.py::test_large_inputs",
+    "hidden/test_softmax.py::test_all_neg_inf_slice",
+    "hidden/test_sdpa.py::test_fully_blocked_rows",
+    "hidden/test_sdpa.py::test_fully_blocked_gradients",
+]
+
+
+def softmax(x, dim=-1):
+    e = torch.exp(x)
+    return e / e.sum(dim=dim, keepdim=True)

@@ -1,0 +1,21 @@
+"""Calls F.scaled_dot_product_attention instead of writing attention.
+
+Your attention calls torch.nn.functional.scaled_dot_product_attention: the
+assignment is to write softmax(q kᵀ / sqrt(d_k)) v yourself, with your own
+softmax. (Careful too: that function's boolean mask means True = take part,
+the opposite of this assignment's True = blocked.)
+"""
+CAUGHT_BY = [
+    "hidden/test_banned.py::test_no_builtin_softmax",
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_gradients",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    allowed = None if mask is None else ~mask
+    output = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    weights = softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + (0 if mask is None else
+                      torch.zeros_like(mask, dtype=q.dtype).masked_fill(mask, float("-inf"))), dim=-1)
+    return output, weights

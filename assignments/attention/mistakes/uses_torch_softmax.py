@@ -1,0 +1,20 @@
+"""Calls PyTorch's softmax instead of writing it.
+
+Your softmax calls torch.softmax (or F.softmax, Tensor.softmax, nn.Softmax):
+the assignment is to write it yourself, subtracting the max, exponentiating
+and normalising ("stable softmax" in the handout). Calling your own softmax
+from your attention is fine.
+"""
+CAUGHT_BY = [
+    "hidden/test_banned.py::test_no_builtin_softmax",
+    "hidden/test_softmax.py::test_matches_reference",
+    "hidden/test_softmax.py::test_large_inputs",
+    "hidden/test_softmax.py::test_gradients",
+    "hidden/test_sdpa.py::test_matches_reference",
+    "hidden/test_sdpa.py::test_gradients",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def softmax(x, dim=-1):
+    return torch.softmax(x, dim=dim)

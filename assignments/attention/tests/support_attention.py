@@ -1,0 +1,74 @@
+"""Grader-side helpers for the hidden attention tests (never shipped to students).
+
+Random inputs come from the test's seeded generator; references are computed
+in float64 from the very same numbers the student receives.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+# Shapes for scaled_dot_product_attention: (q, k, v) with n_q != n_k and d_k != d_v
+# everywhere, so scaling by sqrt(d_v) or sqrt(n_k), or reading k instead of v, shows up.
+SDPA_SHAPES = {
+    "unbatched": ((3, 8), (5, 8), (5, 3)),
+    "batch": ((2, 4, 6), (2, 7, 6), (2, 7, 10)),
+    "batch+heads": ((2, 3, 5, 4), (2, 3, 9, 4), (2, 3, 9, 7)),
+    "shared-keys": ((2, 3, 5, 12), (3, 6, 12), (3, 6, 5)),  # k, v broadcast over q's first dim
+}
+
+
+def uniform(gen: torch.Generator, shape: tuple, low: float, high: float, dtype=torch.float64) -> torch.Tensor:
+    """Uniform numbers in [low, high), drawn in float64 then cast (same numbers for every dtype)."""
+    return (torch.rand(shape, generator=gen, dtype=torch.float64) * (high - low) + low).to(dtype)
+
+
+def randn(gen: torch.Generator, shape: tuple, dtype=torch.float64, scale: float = 1.0) -> torch.Tensor:
+    return (torch.randn(shape, generator=gen, dtype=torch.float64) * scale).to(dtype)
+
+
+def qkv(gen: torch.Generator, case: str, dtype=torch.float64, scale: float = 1.0) -> tuple:
+    sq, sk, sv = SDPA_SHAPES[case]
+    return randn(gen, sq, dtype, scale), randn(gen, sk, dtype, scale), randn(gen, sv, dtype, scale)
+
+
+def random_mask(gen: torch.Generator, shape: tuple, p: float = 0.4) -> torch.Tensor:
+    """Bool mask, True = blocked with probability p, never blocking a whole row (last dim)."""
+    mask = torch.rand(shape, generator=gen) < p
+    keep = torch.randint(0, shape[-1], shape[:-1], generator=gen)  # one allowed key per row
+    return mask.scatter(-1, keep.unsqueeze(-1), False)
+
+
+def scores_bound(q: torch.Tensor, k: torch.Tensor) -> float:
+    """An upper bound on |q·k| / sqrt(d_k) over all query-key pairs."""
+    qa, ka = q.double().abs(), k.double().abs()
+    return float((qa @ ka.transpose(-2, -1)).max()) / math.sqrt(q.shape[-1])
+
+
+def sdpa_tolerances(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> tuple[float, float]:
+    """(weights tolerance, output tolerance) for a student result in q's dtype.
+
+    float64: the contract's 1e-10 (rounding there is about 1e-15). float32: the
+    rounding error of a score grows with its size, and a weight's error with
+    its score's error, so 1e-6 x (1 + largest possible |score|); the output
+    adds the values' size. Measured errors of correct float32 solutions (the
+    reference, einsum, loops, logsumexp, float64 inside) stay below 5e-8 of
+    these scales, so the tolerance has a 20x margin and is still 1000x smaller
+    than what any catalogued mistake produces.
+    """
+    if q.dtype == torch.float64:
+        return 1e-10, 1e-10
+    scale = 1.0 + scores_bound(q, k)
+    return 1e-6 * scale, 1e-6 * scale * max(1.0, float(v.double().abs().max()))
+
+
+def value_range(v: torch.Tensor, n_q: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-feature min and max over the keys of v, broadcast to (..., n_q, d_v)."""
+    lo = v.double().amin(dim=-2, keepdim=True)
+    hi = v.double().amax(dim=-2, keepdim=True)
+    shape = (*v.shape[:-2], n_q, v.shape[-1])
+    return lo.expand(shape), hi.expand(shape)

@@ -1,0 +1,23 @@
+"""cooccurrence counts the word's own position.
+
+Your counts include each word as its own neighbour: the diagonal C[w, w] is too large by the number of times
+w occurs. A word is not part of its own context: for the word at position i, count only positions j != i with
+|i - j| <= window (a repeated word at ANOTHER position still counts).
+"""
+CAUGHT_BY = [
+    "hidden/test_cooccurrence.py::test_course_counts",
+    "hidden/test_cooccurrence.py::test_random_corpora",
+    "hidden/test_cooccurrence.py::test_edge_cases",
+    "hidden/test_cooccurrence.py::test_sentence_boundaries",
+    "public/test_embeddings_public.py::test_cooccurrence_example",
+]
+
+
+def cooccurrence(corpus, vocab, window):
+    index = {w: i for i, w in enumerate(vocab)}
+    C = np.zeros((len(vocab), len(vocab)))
+    for sentence in corpus:
+        for i, w in enumerate(sentence):
+            for j in range(max(0, i - window), min(len(sentence), i + window + 1)):
+                C[index[w], index[sentence[j]]] += 1
+    return C

@@ -1,0 +1,23 @@
+"""cooccurrence looks only to the right of each word.
+
+Your counts only see the words AFTER each word, so C is not symmetric and every pair is counted once instead of
+twice. The window reaches `window` positions on both sides: j from i - window to i + window (clipped to the
+sentence), skipping i.
+"""
+CAUGHT_BY = [
+    "hidden/test_cooccurrence.py::test_course_counts",
+    "hidden/test_cooccurrence.py::test_random_corpora",
+    "hidden/test_cooccurrence.py::test_edge_cases",
+    "hidden/test_cooccurrence.py::test_sentence_boundaries",
+    "public/test_embeddings_public.py::test_cooccurrence_example",
+]
+
+
+def cooccurrence(corpus, vocab, window):
+    index = {w: i for i, w in enumerate(vocab)}
+    C = np.zeros((len(vocab), len(vocab)))
+    for sentence in corpus:
+        for i, w in enumerate(sentence):
+            for j in range(i + 1, min(len(sentence), i + window + 1)):
+                C[index[w], index[sentence[j]]] += 1
+    return C

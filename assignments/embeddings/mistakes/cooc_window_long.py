@@ -1,0 +1,23 @@
+"""cooccurrence window one position too long.
+
+Your window reaches window + 1 words on each side. A window of 6 means positions i - 6 ... i + 6 (without i):
+range(i - window, i + window + 1); with window + 2 as the stop you see one word too many on the right, and
+i - window - 1 one too many on the left.
+"""
+CAUGHT_BY = [
+    "hidden/test_cooccurrence.py::test_course_counts",
+    "hidden/test_cooccurrence.py::test_random_corpora",
+    "hidden/test_cooccurrence.py::test_edge_cases",
+    "public/test_embeddings_public.py::test_cooccurrence_example",
+]
+
+
+def cooccurrence(corpus, vocab, window):
+    index = {w: i for i, w in enumerate(vocab)}
+    C = np.zeros((len(vocab), len(vocab)))
+    for sentence in corpus:
+        for i, w in enumerate(sentence):
+            for j in range(max(0, i - window - 1), min(len(sentence), i + window + 2)):
+                if j != i:
+                    C[index[w], index[sentence[j]]] += 1
+    return C

@@ -1,0 +1,22 @@
+"""cooccurrence window one position too short.
+
+Your window stops one word early (window - 1 on each side), the off-by-one of range(i - window + 1, i + window).
+A window of 6 means the 6 words before and the 6 words after: range(i - window, i + window + 1), minus i itself.
+"""
+CAUGHT_BY = [
+    "hidden/test_cooccurrence.py::test_course_counts",
+    "hidden/test_cooccurrence.py::test_random_corpora",
+    "hidden/test_cooccurrence.py::test_edge_cases",
+    "public/test_embeddings_public.py::test_cooccurrence_example",
+]
+
+
+def cooccurrence(corpus, vocab, window):
+    index = {w: i for i, w in enumerate(vocab)}
+    C = np.zeros((len(vocab), len(vocab)))
+    for sentence in corpus:
+        for i, w in enumerate(sentence):
+            for j in range(max(0, i - window + 1), min(len(sentence), i + window)):
+                if j != i:
+                    C[index[w], index[sentence[j]]] += 1
+    return C

@@ -1,0 +1,16 @@
+"""cosine_similarity divides by the length of only one vector.
+
+Your cosine changes when the second vector is scaled. cos(a, b) = a·b / (|a| |b|): divide by BOTH lengths,
+so the result only measures the angle and lies in [-1, 1].
+"""
+CAUGHT_BY = [
+    "hidden/test_cosine_similarity.py::test_random_vectors",
+    "hidden/test_cosine_similarity.py::test_angles",
+    "public/test_embeddings_public.py::test_cosine_and_nearest",
+]
+
+
+def cosine_similarity(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return float(a @ b / np.linalg.norm(a))

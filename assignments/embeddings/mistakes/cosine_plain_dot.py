@@ -1,0 +1,14 @@
+"""cosine_similarity returns the plain dot product.
+
+a·b grows with the vectors' lengths; cosine similarity divides it by |a| |b| so that only the angle counts.
+(For the unit rows of svd_embeddings the two coincide, which is why this can look right on the course's vectors.)
+"""
+CAUGHT_BY = [
+    "hidden/test_cosine_similarity.py::test_random_vectors",
+    "hidden/test_cosine_similarity.py::test_angles",
+    "public/test_embeddings_public.py::test_cosine_and_nearest",
+]
+
+
+def cosine_similarity(a, b):
+    return float(np.dot(a, b))

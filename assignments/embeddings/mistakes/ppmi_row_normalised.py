@@ -1,0 +1,25 @@
+"""ppmi with the joint probability normalised per row.
+
+You divided each count by its ROW sum, which gives P(c | w), and then divided again by P(w) P(c). The joint
+probability P(w, c) divides every count by the same grand total C.sum(); then
+P(w, c) / (P(w) P(c)) = P(c | w) / P(c).
+"""
+CAUGHT_BY = [
+    "hidden/test_ppmi.py::test_matches_reference",
+    "hidden/test_ppmi.py::test_zero_counts",
+    "public/test_embeddings_public.py::test_ppmi_example",
+]
+
+
+def ppmi(C):
+    C = np.asarray(C, dtype=np.float64)
+    total = C.sum()
+    if total <= 0:
+        return np.zeros_like(C)
+    rows = C.sum(axis=1, keepdims=True)
+    p_w = rows / total
+    p_c = C.sum(axis=0, keepdims=True) / total
+    joint = np.divide(C, rows, out=np.zeros_like(C), where=rows > 0)
+    ratio = np.ones_like(C)
+    np.divide(joint, p_w * p_c, out=ratio, where=C > 0)
+    return np.maximum(np.log(ratio), 0.0)

@@ -1,0 +1,15 @@
+"""svd_embeddings takes the LAST k columns of U.
+
+np.linalg.svd returns the singular values in DECREASING order, so the strongest directions are the first
+columns: U[:, :k], S[:k]. (np.linalg.eigh is the one that sorts increasing.) U[:, -k:] keeps the weakest ones.
+"""
+CAUGHT_BY = [
+    "hidden/test_svd_embeddings.py::test_gram_matches",
+    "hidden/test_course_results.py::test_course_similarities",
+]
+
+
+def svd_embeddings(M, k):
+    U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64), full_matrices=False)
+    E = U[:, -k:] * np.sqrt(S[-k:])
+    return E / np.linalg.norm(E, axis=1, keepdims=True)

@@ -1,0 +1,15 @@
+"""svd_embeddings does not normalise the rows.
+
+Your rows are not unit length. The contract divides each row of U[:, :k] * sqrt(S[:k]) by its length, so that
+frequent and rare words are compared by direction only and cosine similarity is a plain dot product.
+"""
+CAUGHT_BY = [
+    "hidden/test_svd_embeddings.py::test_gram_matches",
+    "hidden/test_svd_embeddings.py::test_unit_rows",
+    "public/test_embeddings_public.py::test_svd_shape_and_unit_rows",
+]
+
+
+def svd_embeddings(M, k):
+    U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64), full_matrices=False)
+    return U[:, :k] * np.sqrt(S[:k])

@@ -1,0 +1,63 @@
+"""Hidden tests for analogy: b - a + c, the query words excluded, and the course's king - man + woman."""
+
+import numpy as np
+import pytest
+
+from autograder.checks import expect_true
+from support_embeddings import as_words, cosines, course_pipeline, random_embeddings, ranking_is_clear, rng_for
+
+VOCAB = ["w%02d" % i for i in range(15)]
+HINT = ("'a is to b as c is to ?' asks for the words nearest to E[b] - E[a] + E[c] (king - man + woman for "
+        "a=man, b=king, c=woman), skipping a, b and c themselves.")
+
+
+def _draw(seed, salt, n):
+    """Random E and distinct a, b, c whose target has a clear ranking, and where a, b or c would
+    rank among the top n if they were not excluded (so forgetting to exclude them shows)."""
+    rng = rng_for(seed, salt)
+    for _ in range(500):
+        E = random_embeddings(rng, len(VOCAB), 6)
+        a, b, c = (int(i) for i in rng.choice(len(VOCAB), size=3, replace=False))
+        target = E[b] - E[a] + E[c]
+        if not ranking_is_clear(E, target, n + 3):
+            continue
+        top = np.argsort(-cosines(E, target))[:n]
+        if {a, b, c} & set(top.tolist()):
+            return E, VOCAB[a], VOCAB[b], VOCAB[c]
+    raise RuntimeError("could not draw an analogy without near-ties")
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_matches_reference(student, reference, seed, n):
+    """analogy: the words nearest to E[b] - E[a] + E[c]"""
+    E, a, b, c = _draw(seed, n, n)
+    want = reference.analogy(E, VOCAB, a, b, c, n=n)
+    got = student.analogy(E, VOCAB, a, b, c, n=n)
+    call = {"fn": "analogy", "args": (E, VOCAB, a, b, c), "kwargs": {"n": n}}
+    words = as_words(got)
+    expect_true(words == want, f"analogy(E, vocab, a={a!r}, b={b!r}, c={c!r}, n={n}) with random E of shape "
+                f"{E.shape}: expected {want}, got {words if words is not None else got}. " + HINT, call=call, got=got)
+
+
+def test_excludes_inputs(student, seed):
+    """analogy: never answers with a, b or c"""
+    E, a, b, c = _draw(seed, 11, 3)
+    got = student.analogy(E, VOCAB, a, b, c, n=3)
+    words = as_words(got) or []
+    expect_true(len(words) == 3 and not {a, b, c} & set(words),
+                f"analogy(E, vocab, {a!r}, {b!r}, {c!r}, n=3): expected 3 words, none of them {a!r}, {b!r} or {c!r}; "
+                f"got {words if words else got}. The target E[b] - E[a] + E[c] is usually closest to b or c "
+                "itself, so they must be excluded (nearest(..., exclude=(a, b, c))).",
+                call={"fn": "analogy", "args": (E, VOCAB, a, b, c), "kwargs": {"n": 3}}, got=got)
+
+
+def test_course_analogy(student, reference):
+    """analogy: king - man + woman is queen and princess on the course's corpus"""
+    _, vocab, _, _, E = course_pipeline(reference)
+    got = student.analogy(E, vocab, "man", "king", "woman", n=2)
+    words = as_words(got) or []
+    # queen and princess have (almost) identical contexts: their order is a near-tie, so compare as a set
+    expect_true(sorted(words) == ["princess", "queen"],
+                f"analogy(E, vocab, 'man', 'king', 'woman', n=2) with the course's 8-dimensional embeddings (from the "
+                f"reference pipeline): expected queen and princess (in either order), got {words if words else got}. "
+                + HINT, call={"fn": "analogy", "args": (E, vocab, "man", "king", "woman"), "kwargs": {"n": 2}}, got=got)

@@ -1,0 +1,80 @@
+"""Hidden tests for svd_embeddings, compared through the Gram matrix E Eᵀ (column signs are arbitrary)."""
+
+import numpy as np
+import pytest
+
+from autograder.checks import expect_close, expect_shape, expect_true
+from support_embeddings import as_array, course_pipeline, random_corpus, rng_for, svd_well_posed
+
+HINT = (
+    "With U, S, Vt = np.linalg.svd(M): E = U[:, :k] * np.sqrt(S[:k]) (the FIRST k columns of U, the ones with "
+    "the largest singular values, scaled by the square root), then each row divided by its length. "
+    "(Compared through E @ E.T, so the signs of your columns do not matter.)"
+)
+
+
+def _matrix(reference, seed, name):
+    """(M, k) with a unique answer: redrawn until the k-th singular value is clearly separated."""
+    rng = rng_for(seed)
+    if name == "the course's PPMI, k=8":
+        return course_pipeline(reference)[3], 8
+    for _ in range(200):
+        if name == "PPMI of a random corpus, k=3":
+            corpus = random_corpus(rng, n_sentences=20)
+            vocab = sorted({w for s in corpus for w in s})
+            M, k = reference.ppmi(reference.cooccurrence(corpus, vocab, 2)), 3
+            if (M.sum(axis=1) == 0).any():
+                continue
+        elif name == "non-symmetric (7, 7), k=2":
+            M, k = rng.random((7, 7)), 2
+        elif name == "rectangular (6, 9), k=4":
+            M, k = rng.random((6, 9)), 4
+        else:  # "rectangular (9, 5), k=3"
+            M, k = rng.random((9, 5)), 3
+        if svd_well_posed(M, k):
+            return M, k
+    raise RuntimeError(f"could not draw a well-posed matrix for {name}")
+
+
+CASES = ["the course's PPMI, k=8", "PPMI of a random corpus, k=3", "non-symmetric (7, 7), k=2",
+         "rectangular (6, 9), k=4", "rectangular (9, 5), k=3"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_gram_matches(student, reference, seed, name):
+    """svd_embeddings: E Eᵀ matches the reference"""
+    M, k = _matrix(reference, seed, name)
+    got = student.svd_embeddings(M, k)
+    what = f"svd_embeddings(M, {k}) for {name} (M of shape {M.shape})"
+    expect_shape(got, (M.shape[0], k), what)
+    E = as_array(got)
+    want = reference.svd_embeddings(M, k)
+    # 1e-8: the top-k subspace is well separated (checked when drawing M), so any SVD or
+    # eigen-solver in float64 reproduces E Eᵀ to ~1e-12; the mistakes differ by > 1e-2
+    expect_close(E @ E.T, want @ want.T, f"E @ E.T where E = {what}", atol=1e-8, hint=HINT,
+                 call={"fn": "svd_embeddings", "args": (M, k), "kwargs": {}})
+
+
+def test_unit_rows(student, seed):
+    """svd_embeddings: every row has length 1"""
+    rng = rng_for(seed)
+    M = rng.random((8, 8)) * 3.0
+    got = student.svd_embeddings(M, 3)
+    what = "svd_embeddings(M, 3) for a random (8, 8) matrix"
+    expect_shape(got, (8, 3), what)
+    norms = np.linalg.norm(as_array(got), axis=1)
+    # 1e-10: dividing by the norm in float64 leaves lengths 1 within a few ulps
+    expect_close(norms, np.ones(8), f"the row lengths of {what}", atol=1e-10,
+                 hint="Divide each row of U[:, :k] * sqrt(S[:k]) by its length "
+                 "(np.linalg.norm(E, axis=1, keepdims=True)), so cosine similarity is a plain dot product.")
+
+
+@pytest.mark.parametrize("k", [1, 5])
+def test_shape(student, seed, k):
+    """svd_embeddings: shape (V, k)"""
+    rng = rng_for(seed, k)
+    M = rng.random((5, 5)) + np.eye(5)
+    got = student.svd_embeddings(M, k)
+    expect_shape(got, (5, k), f"svd_embeddings(M, {k}) for a (5, 5) matrix")
+    expect_true(np.isfinite(as_array(got)).all(), f"svd_embeddings(M, {k}) for a (5, 5) matrix: your result has "
+                "NaN or inf entries.", got=got)

@@ -1,0 +1,105 @@
+"""Grader-side helpers for the hidden `embeddings` tests (never shipped to students).
+
+Random inputs come from ``np.random.default_rng(seed)`` so each test is
+reproducible and shifts with ``AG_SEED``. Inputs whose answer is not unique
+(near-tied similarities, nearly equal singular values at the cut-off k) are
+redrawn, so a correct solution passes under every seed and every BLAS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: A small vocabulary for random corpora: few words, so sentences repeat words.
+RANDOM_WORDS = ["cat", "dog", "sun", "tea", "map", "ink", "owl"]
+
+#: Royal words of the course's corpus (their cosine with "bank" is below 0).
+ROYAL_WORDS = ("king", "queen", "prince", "princess", "crown", "kingdom", "ruled", "wore")
+
+
+def rng_for(seed: int, salt: int = 0) -> np.random.Generator:
+    return np.random.default_rng([seed, salt])
+
+
+def random_corpus(rng: np.random.Generator, n_sentences: int = 12, max_len: int = 9, words=RANDOM_WORDS):
+    """Random sentences of length 1..max_len over a few words (so words repeat inside sentences)."""
+    words = list(words)
+    lengths = rng.integers(1, max_len + 1, size=n_sentences)
+    lengths[0] = 1  # always at least one single-word sentence
+    return [[words[i] for i in rng.integers(0, len(words), size=int(n))] for n in lengths]
+
+
+def shuffled_vocab(rng: np.random.Generator, corpus, extra=("zebra",)):
+    """The corpus's words plus an unused word, in a random (not sorted) order."""
+    vocab = sorted({w for s in corpus for w in s} | set(extra))
+    return [vocab[i] for i in rng.permutation(len(vocab))]
+
+
+def random_counts(rng: np.random.Generator, shape, zero_fraction: float = 0.4, symmetric: bool = False) -> np.ndarray:
+    """Integer-valued float counts with some zeros; non-symmetric unless asked."""
+    C = rng.integers(1, 9, size=shape).astype(np.float64)
+    C[rng.random(shape) < zero_fraction] = 0.0
+    if symmetric:
+        C = C + C.T
+    # every row and column gets at least one count, so the matrix has no empty row
+    for i in range(shape[0]):
+        if C[i].sum() == 0:
+            C[i, rng.integers(0, shape[1])] = 1.0
+    for j in range(shape[1]):
+        if C[:, j].sum() == 0:
+            C[rng.integers(0, shape[0]), j] = 1.0
+    return C
+
+
+def svd_well_posed(M: np.ndarray, k: int) -> bool:
+    """True when the top-k embedding of M is unique: a clear gap after the k-th singular
+    value and no word whose top-k part is nearly zero (normalising it would amplify noise)."""
+    U, S, _ = np.linalg.svd(M, full_matrices=False)
+    if k < len(S) and (S[k - 1] - S[k]) < 1e-3 * S[0]:
+        return False
+    E = U[:, :k] * np.sqrt(S[:k])
+    norms = np.linalg.norm(E, axis=1)
+    return bool(norms.min() > 1e-2 * norms.max())
+
+
+def cosines(E: np.ndarray, v: np.ndarray) -> np.ndarray:
+    E = np.asarray(E, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    return E @ v / (np.linalg.norm(E, axis=1) * np.linalg.norm(v))
+
+
+def ranking_is_clear(E: np.ndarray, v: np.ndarray, n_top: int, gap: float = 1e-4) -> bool:
+    """True when the n_top best cosines are separated from each other and from the rest by ``gap``."""
+    s = np.sort(cosines(E, v))[::-1]
+    n_top = min(n_top + 1, len(s))
+    return bool(np.all(np.diff(s[:n_top]) < -gap))
+
+
+def random_embeddings(rng: np.random.Generator, V: int, d: int) -> np.ndarray:
+    """Rows of very different lengths, so ranking by dot product differs from cosine."""
+    E = rng.standard_normal((V, d))
+    return E * 10.0 ** rng.uniform(-1, 1, size=(V, 1))
+
+
+def course_pipeline(reference):
+    """(corpus, vocab, C, PPMI, E) of the course's corpus, computed with the reference."""
+    corpus = reference.course_corpus()
+    vocab = reference.build_vocab(corpus)
+    C = reference.cooccurrence(corpus, vocab, reference.COURSE_WINDOW)
+    P = reference.ppmi(C)
+    E = reference.svd_embeddings(P, reference.COURSE_DIM)
+    return corpus, vocab, C, P, E
+
+
+def as_array(x) -> np.ndarray:
+    """A student's array (NumPy, or a torch tensor if they used torch) as float64 NumPy."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=np.float64)
+
+
+def as_words(x):
+    """A student's list of words as a plain list of str (or None if it is not a list of strings)."""
+    if isinstance(x, (list, tuple)) and all(isinstance(w, str) for w in x):
+        return [str(w) for w in x]
+    return None

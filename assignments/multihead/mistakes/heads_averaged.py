@@ -1,0 +1,30 @@
+"""Heads averaged instead of concatenated.
+
+Your output matches multi-head attention whose heads are *averaged*: one
+averaged attention pattern applied to the full-width values. The course stresses
+that the head outputs are concatenated, not averaged: each head reads its own
+d/h-wide slice of V with its own weights, merge_heads puts the h slices side by
+side (width h * d/h = d), and only then does W_O (out_proj) mix them.
+"""
+CAUGHT_BY = [
+    "hidden/test_mha_forward.py::test_matches_torch_float64",
+    "hidden/test_mha_forward.py::test_masks_match_torch",
+    "hidden/test_mha_forward.py::test_float32",
+    "hidden/test_mha_grad.py::test_gradients_match_torch",
+    "public/test_multihead_public.py::test_matches_torch_small",
+]
+
+
+class MultiHeadAttention(MultiHeadAttention):
+    def forward(self, query, key, value, mask=None):
+        w_q, w_k, w_v = self.in_proj_weight.chunk(3, dim=0)
+        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
+        q = split_heads(F.linear(query, w_q, b_q), self.n_heads)
+        k = split_heads(F.linear(key, w_k, b_k), self.n_heads)
+        v = F.linear(value, w_v, b_v)                                  # (B, n_k, d): never split
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
+        if mask is not None:
+            scores = scores.masked_fill(mask, float("-inf"))
+        weights = _softmax_last(scores)                                # (B, h, n_q, n_k)
+        out = self.out_proj(weights.mean(dim=1) @ v)                   # average over heads
+        return out, weights

@@ -1,0 +1,70 @@
+"""MultiHeadAttention + sinusoidal_positions: attention alone is order-blind; positions fix that ("dog bites man")."""
+
+import torch
+from support_multihead import random_torch_mha, state_dict_of, student_mha
+
+from autograder.checks import expect_close, expect_true
+
+D, H = 16, 2
+
+
+def test_self_attention_is_permutation_equivariant(student, gen):
+    """MultiHeadAttention: without positions, permuting the input rows permutes the output rows"""
+    B, n = 2, 6
+    sd = state_dict_of(random_torch_mha(D, H, True, gen))
+    m = student_mha(student, D, H, True, sd)
+    x = torch.randn(B, n, D, generator=gen, dtype=torch.float64)
+    perm = torch.randperm(n, generator=gen)
+    while bool((perm == torch.arange(n)).all()):
+        perm = torch.randperm(n, generator=gen)
+    out, w = m(x, x, x)
+    out_p, w_p = m(x[:, perm], x[:, perm], x[:, perm])
+    where = f"MultiHeadAttention({D}, {H}) self-attention on x of shape {(B, n, D)} with its rows reordered by {perm.tolist()}"
+    # 1e-10: the same float64 sums in a different order
+    expect_close(out_p, out[:, perm], f"{where}: output", atol=1e-10,
+                 hint="Self-attention without positions treats its input as a set: reordering the tokens must "
+                 "just reorder the outputs. If it does not, your code mixes positions, e.g. split_heads with a "
+                 "view(B, h, T, d_h) instead of reshape + transpose.")
+    expect_close(w_p, w[:, :, perm][:, :, :, perm], f"{where}: weights", atol=1e-10,
+                 hint="Reordering the tokens must reorder both the query rows and the key columns of every head's weights.")
+
+
+def test_positions_break_equivariance(student, gen):
+    """sinusoidal_positions: adding them tells "dog bites man" from "man bites dog" """
+    sd = state_dict_of(random_torch_mha(D, H, True, gen))
+    m = student_mha(student, D, H, True, sd)
+    dog, bites, man = torch.randn(3, D, generator=gen, dtype=torch.float64)
+    a = torch.stack([dog, bites, man])[None]      # (1, 3, D) "dog bites man"
+    b = torch.stack([man, bites, dog])[None]      # (1, 3, D) "man bites dog"
+    out_a, _ = m(a, a, a)
+    out_b, _ = m(b, b, b)
+    # 1e-10: same float64 computation on the same set of vectors
+    expect_close(out_b[0, 1], out_a[0, 1], f"MultiHeadAttention({D}, {H}): output for 'bites' without positions "
+                 "('man bites dog' vs 'dog bites man')", atol=1e-10,
+                 hint="Without positions, 'bites' sees the same set of words in both sentences, so its output must be identical.")
+    pe = torch.as_tensor(student.sinusoidal_positions(3, D)).to(torch.float64)   # (3, D)
+    a_pos, b_pos = a + pe, b + pe
+    out_a, _ = m(a_pos, a_pos, a_pos)
+    out_b, _ = m(b_pos, b_pos, b_pos)
+    diff = float((out_a[0, 1] - out_b[0, 1]).abs().max())
+    scale = float(out_a[0, 1].abs().max())
+    # with a correct table the two outputs differ by at least 3.8e-3 of their size (2000 random
+    # draws; 7e-2 for the 5-token check below); 1e-6 only fails when position information is absent
+    expect_true(
+        diff > 1e-6 * max(1.0, scale),
+        f"sinusoidal_positions(3, {D}) added to the tokens: the output for 'bites' is still the same in "
+        f"'dog bites man' and 'man bites dog' (largest difference {diff:.2g}). Each position must get a different "
+        "vector, otherwise attention still sees a set of words: does your angle use pos?",
+    )
+    x = torch.randn(1, 5, D, generator=gen, dtype=torch.float64)
+    perm = torch.tensor([4, 2, 0, 3, 1])
+    pe5 = torch.as_tensor(student.sinusoidal_positions(5, D)).to(torch.float64)
+    out, _ = m(x + pe5, x + pe5, x + pe5)
+    xp = x[:, perm] + pe5
+    out_p, _ = m(xp, xp, xp)
+    gap = float((out_p - out[:, perm]).abs().max())
+    expect_true(
+        gap > 1e-6 * max(1.0, float(out.abs().max())),
+        f"With sinusoidal_positions(5, {D}) added, reordering 5 tokens by {perm.tolist()} still just reorders the "
+        f"outputs (largest difference {gap:.2g}): the positions carry no order information.",
+    )

@@ -1,0 +1,16 @@
+"""copy_batch draws from the global random generator, ignoring its generator argument.
+
+Your batches do not depend on the generator you were given, so two runs with the same seed see
+different data and a result cannot be reproduced. Pass it on:
+torch.randint(0, 10, (batch_size, length), generator=generator).
+"""
+CAUGHT_BY = [
+    "hidden/test_copy_batch.py::test_copy_batch_matches_reference",
+    "hidden/test_train.py::test_train_copy_follows_reference",
+]
+
+
+def copy_batch(batch_size, length, generator=None):
+    src = torch.randint(0, 10, (batch_size, length))  # generator ignored
+    bos = torch.full((batch_size, 1), BOS, dtype=torch.long)
+    return src, torch.cat([bos, src[:, :-1]], dim=1)

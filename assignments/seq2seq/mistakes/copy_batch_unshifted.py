@@ -1,0 +1,16 @@
+"""copy_batch returns tgt_in = src (the decoder input is not shifted).
+
+Your tgt_in equals src, so at step t the decoder is given the very digit it must predict.
+tgt_in is BOS followed by src[:, :-1]: shifted right by one, so that position t sees only the
+digits before t.
+"""
+CAUGHT_BY = [
+    "hidden/test_copy_batch.py::test_copy_batch_matches_reference",
+    "hidden/test_train.py::test_train_copy_follows_reference",
+    "hidden/test_train.py::test_train_copy_learns_to_copy",
+]
+
+
+def copy_batch(batch_size, length, generator=None):
+    src = torch.randint(0, 10, (batch_size, length), generator=generator)
+    return src, src.clone()

@@ -1,0 +1,15 @@
+"""Generation in train mode with gradients: model.eval() and torch.no_grad() missing.
+
+Your generate calls the model as it finds it, usually in train mode (dropout active) and with
+gradients enabled. Generation is inference: call model.eval() and wrap the loop in
+torch.no_grad(), otherwise outputs are randomised by dropout and a graph is built for nothing.
+"""
+CAUGHT_BY = ["hidden/test_generate.py::test_generate_matches_reference", "hidden/test_generate.py::test_generate_eval_mode_no_grad"]
+
+
+def generate(model, prompt, n_new):
+    tokens = prompt
+    for _ in range(n_new):
+        logits = model(tokens[:, -model.max_len:])
+        tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
+    return tokens

@@ -1,0 +1,103 @@
+"""Grader-side helpers for the transformer hidden tests (never shipped to students).
+
+Two kinds of reference:
+
+* for ``TransformerBlock`` it is PyTorch's own ``nn.TransformerEncoderLayer``
+  (``norm_first=True``, no dropout) in float64, with random weights, biases and
+  LayerNorm gains (torch's defaults of 0 and 1 would hide a missing bias or norm);
+* for ``lm_loss``, ``train`` and ``generate`` it is the reference solution run on
+  a grader-side copy of the probe model from ``worker_helpers.py``: the worker
+  builds the same probe from the same arguments, so both sides start from
+  bit-identical float64 weights.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+
+_HELPERS_FILE = Path(__file__).resolve().parents[1] / "worker_helpers.py"
+_helpers = None
+
+
+def helpers():
+    """The probe module, imported on the grader side from the same file the worker uses."""
+    global _helpers
+    if _helpers is None:
+        spec = importlib.util.spec_from_file_location("_transformer_probe_helpers", _HELPERS_FILE)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _helpers = module
+    return _helpers
+
+
+def probe_pair(student, *args, **kwargs):
+    """The same ProbeLM twice: a handle built in the student's worker, and a grader-side copy."""
+    return student.helper("ProbeLM", *args, **kwargs), helpers().ProbeLM(*args, **kwargs)
+
+
+def randomise_(module: nn.Module, gen: torch.Generator, scale: float = 1.0) -> nn.Module:
+    """Overwrite every parameter of ``module`` with random values drawn from ``gen`` (in place).
+
+    Matrices ~ N(0, scale²/fan_in) so activations keep unit scale; LayerNorm gains
+    ~ 1 + N(0, 0.2²); every other vector ~ N(0, 0.3²·scale²). Values are rounded to
+    float32 first, so the same numbers load into a float32 or a float64 model.
+    """
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            noise = torch.randn(p.shape, generator=gen, dtype=torch.float64)
+            if p.dim() == 2 and "embedding" not in name:
+                value = noise * scale / math.sqrt(p.shape[1])
+            elif p.dim() == 2:
+                value = noise * scale
+            elif "norm" in name and name.endswith("weight"):
+                value = 1.0 + 0.2 * noise
+            else:
+                value = 0.3 * scale * noise
+            p.copy_(value.float().to(p.dtype))
+    return module
+
+
+def torch_block(d: int, h: int, ff: int, gen: torch.Generator) -> nn.TransformerEncoderLayer:
+    """A float64 pre-norm ``nn.TransformerEncoderLayer`` (no dropout, batch_first) with random weights."""
+    layer = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True, norm_first=True).double()
+    return randomise_(layer, gen)
+
+
+def state_dict_of(module: nn.Module, dtype: torch.dtype = torch.float64) -> dict:
+    """Plain {name: tensor} copy of a module's state, to send to the student."""
+    return {k: v.detach().clone().to(dtype) for k, v in module.state_dict().items()}
+
+
+def causal(T: int) -> torch.Tensor:
+    """Bool (T, T), True strictly above the diagonal (the future is blocked)."""
+    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
+
+
+def random_mask(T: int, gen: torch.Generator, p: float = 0.4) -> torch.Tensor:
+    """A random bool (T, T) mask, True = blocked, that never blocks the diagonal (no query is left with no key)."""
+    mask = torch.rand(T, T, generator=gen) < p
+    return mask & ~torch.eye(T, dtype=torch.bool)
+
+
+def tokens(n: int, length: int, vocab: int, gen: torch.Generator, first: tuple[int, int] | None = None) -> torch.Tensor:
+    """Random long (n, length) tokens; ``first=(lo, hi)`` restricts the first column to [lo, hi)."""
+    out = torch.randint(vocab, (n, length), generator=gen)
+    if first is not None:
+        out[:, 0] = torch.randint(first[0], first[1], (n,), generator=gen)
+    return out
+
+
+def counting(n: int, gen: torch.Generator, vocab: int = 8, length: int = 12) -> torch.Tensor:
+    """The course's modular counting rows: long (n, length + 1)."""
+    starts = torch.randint(vocab, (n, 1), generator=gen)
+    return (starts + torch.arange(length + 1)) % vocab
+
+
+def fmt(values) -> str:
+    """A short list of floats for a message."""
+    return "[" + ", ".join(f"{float(v):.6g}" for v in values) + "]"

@@ -1,0 +1,130 @@
+"""The notebook track: a lab notebook and Otter checks, generated from the kit's sources.
+
+* ``assignments/<a>/notebook.py`` (jupytext "percent" cells) becomes
+  ``<a>_lab.ipynb`` through ``nbformat``; a cell holding only
+  ``# CHECK: softmax`` becomes ``grader.check("softmax")``.
+* Otter test files (``tests/<function>.py``, Otter's exception format) are
+  generated from the public pytest tests, grouped by the function each test
+  grades (the first word of its docstring), with the points that
+  ``assignment.toml`` gives those tests: one source for both tracks.
+  Each Otter case just calls the public test function, with the student's
+  module as ``student``; checks raise ``Feedback`` (an ``Exception``), which
+  Otter's runner reports.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+
+from .config import Assignment
+
+CELL = re.compile(r"^# %%(.*)$", re.MULTILINE)
+CHECK = re.compile(r"^# CHECK: *([A-Za-z_][\w.]*)\s*$")
+PUBLIC_DIR = "public_tests"
+OTTER_DIR = "tests"
+
+
+def public_tests_by_function(assignment: Assignment) -> dict[str, list[tuple[str, str, float]]]:
+    """{function: [(file name, test function, points)]} for the public tests."""
+    groups: dict[str, list[tuple[str, str, float]]] = {}
+    for path in sorted((assignment.tests_dir / "public").glob("test_*.py")):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                doc = (ast.get_docstring(node) or node.name).strip()
+                function = re.split(r"[\s:(]", doc, maxsplit=1)[0]
+                points = assignment.points.get(f"public/{path.name}::{node.name}", 0.0)
+                groups.setdefault(function, []).append((path.name, node.name, points))
+    return groups
+
+
+def otter_test_file(assignment: Assignment, function: str, cases: list[tuple[str, str, float]]) -> str:
+    lines = [
+        f'"""Otter checks for {function}, generated from the public tests (do not edit)."""',
+        "",
+        "import importlib",
+        "import importlib.util",
+        "import inspect",
+        "import sys",
+        "",
+        "import torch",
+        "from otter.test_files import test_case",
+        "",
+        "OK_FORMAT = False",
+        f"name = {function!r}",
+        f"points = {sum(p for _, _, p in cases) or None!r}",
+        "",
+        "",
+        "def _run(env, file_name, test_name):",
+        "    sys.path.insert(0, '.')",
+        f"    student = env.get({assignment.module!r}) or importlib.import_module({assignment.module!r})",
+        f"    spec = importlib.util.spec_from_file_location('_public_' + file_name[:-3], '{PUBLIC_DIR}/' + file_name)",
+        "    module = importlib.util.module_from_spec(spec)",
+        "    spec.loader.exec_module(module)",
+        "    test = getattr(module, test_name)",
+        "    fixtures = {'student': student, 'seed': 0, 'gen': torch.Generator().manual_seed(0)}",
+        "    test(**{p: fixtures[p] for p in inspect.signature(test).parameters})",
+    ]
+    for i, (file_name, test_name, pts) in enumerate(cases, start=1):
+        lines += [
+            "",
+            "",
+            f"@test_case(name={test_name!r}, points={pts or None!r}, hidden=False)",
+            f"def case_{i}(env):",
+            f"    _run(env, {file_name!r}, {test_name!r})",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def notebook_cells(source: str, functions: set[str]) -> list:
+    cells = []
+    parts = CELL.split(source)
+    # parts: [preamble, header1, body1, header2, body2, ...]
+    for header, body in zip(parts[1::2], parts[2::2]):
+        body = body.strip("\n")
+        if "[markdown]" in header:
+            text = "\n".join(line[2:] if line.startswith("# ") else line.lstrip("#") for line in body.splitlines())
+            cells.append(nbformat.v4.new_markdown_cell(text))
+            continue
+        lines = []
+        for line in body.splitlines():
+            match = CHECK.match(line.strip())
+            if match and match.group(1) in functions:
+                lines.append(f"grader.check({match.group(1)!r})")
+            elif match:
+                lines.append(f"# (no public check for {match.group(1)})")
+            else:
+                lines.append(line)
+        cells.append(nbformat.v4.new_code_cell("\n".join(lines)))
+    return cells
+
+
+def build_notebook(assignment: Assignment) -> str:
+    groups = public_tests_by_function(assignment)
+    setup = (
+        "# Run this cell first. The checks below run the public tests on your code.\n"
+        "import otter\n"
+        f'grader = otter.Notebook(tests_dir="{OTTER_DIR}")\n'
+        f"import {assignment.module}"
+    )
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(f"# Lab: {assignment.title}\n\nWork in `{assignment.submit_file}`; this notebook imports it."),
+        nbformat.v4.new_code_cell(setup),
+        *notebook_cells((assignment.root / "notebook.py").read_text(), set(groups)),
+    ]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i}"  # stable ids keep the release reproducible
+    return nbformat.writes(nb)
+
+
+def otter_test_files(assignment: Assignment) -> dict[str, bytes]:
+    files = {}
+    for function, cases in public_tests_by_function(assignment).items():
+        files[f"{OTTER_DIR}/{function}.py"] = otter_test_file(assignment, function, cases).encode()
+    return files

@@ -1,0 +1,157 @@
+"""Build a release: student_template/<a>/ and dist/<a>/{student,autograder}.zip.
+
+A release is a pure function of the sources (solutions/, assignments/,
+autograder/): stubs are generated, never edited; zips are byte-identical
+from the same sources (fixed timestamps, order and permissions). Nothing is
+written to dist/ unless the self-check passes (see :mod:`.selfcheck`).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .config import KIT_ROOT, Assignment, ConfigError, load_assignment
+from .markers import MarkerError, make_stub
+from .sandbox import STUDENT_USER
+
+TEMPLATES = Path(__file__).parent / "templates"
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+ENGINE_EXCLUDE = {"__pycache__"}
+
+
+def torch_version() -> str:
+    for line in (KIT_ROOT / "requirements.txt").read_text().splitlines():
+        if line.startswith("torch=="):
+            return line.split("==", 1)[1].strip()
+    raise ConfigError("requirements.txt does not pin torch (torch==X.Y.Z)")
+
+
+# -- the student's folder ---------------------------------------------------------
+def student_files(assignment: Assignment) -> dict[str, bytes]:
+    """Every file of the student's folder, by relative path (the stub generated here)."""
+    if not assignment.solution.is_file():
+        raise ConfigError(f"{assignment.name}: the reference solution {assignment.solution} is missing")
+    try:
+        stub = make_stub(assignment.solution.read_text(), str(assignment.solution))
+    except MarkerError as exc:
+        raise ConfigError(str(exc)) from None
+    files: dict[str, bytes] = {assignment.submit_file: stub.encode()}
+    handout = assignment.root / "handout.md"
+    if not handout.is_file():
+        raise ConfigError(f"{assignment.name}: the handout {handout} is missing")
+    files["README.md"] = handout.read_bytes()
+    conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
+    files["conftest.py"] = conftest.encode()
+    files["pytest.ini"] = (TEMPLATES / "student_pytest.ini").read_bytes()
+    files["autograder/__init__.py"] = b'"""Only the checks the public tests use; the real grader is not shipped."""\n'
+    files["autograder/checks.py"] = (Path(__file__).parent / "checks.py").read_bytes()
+    public = assignment.tests_dir / "public"
+    for test in sorted(public.glob("*.py")):
+        files[f"public_tests/{test.name}"] = test.read_bytes()
+    for extra in assignment.extra_files:
+        files[extra] = (assignment.root / extra).read_bytes()
+    from .notebooks import build_notebook, otter_test_files
+
+    files.update(otter_test_files(assignment))
+    if (assignment.root / "notebook.py").is_file():
+        files[f"{assignment.name}_lab.ipynb"] = build_notebook(assignment).encode()
+    return files
+
+
+def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) -> Path:
+    """Regenerate student_template/<a>/ from the sources (it is committed, never hand-edited)."""
+    target = kit_root / "student_template" / assignment.name
+    if target.exists():
+        shutil.rmtree(target)
+    for rel, data in student_files(assignment).items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return target
+
+
+# -- the autograder ---------------------------------------------------------------
+def autograder_files(assignment: Assignment, kit_root: Path = KIT_ROOT) -> dict[str, bytes]:
+    """Every file of autograder.zip: scripts at the root, engine, this assignment's tests and reference."""
+    setup = (TEMPLATES / "setup.sh").read_text()
+    setup = setup.replace("@TORCH_VERSION@", torch_version()).replace("@STUDENT_USER@", STUDENT_USER)
+    files: dict[str, bytes] = {
+        "setup.sh": setup.encode(),
+        "run_autograder": (TEMPLATES / "run_autograder").read_bytes(),
+        "requirements.txt": (kit_root / "requirements.txt").read_bytes(),
+    }
+    engine = Path(__file__).parent
+    for path in sorted(engine.rglob("*")):
+        if path.is_file() and not ENGINE_EXCLUDE & set(path.parts) and path.suffix in (".py", ".sh", ".ini", "") :
+            files[f"autograder/{path.relative_to(engine).as_posix()}"] = path.read_bytes()
+    for path in sorted(assignment.root.rglob("*")):
+        rel = path.relative_to(assignment.root)
+        if path.is_file() and not ENGINE_EXCLUDE & set(rel.parts) and rel.parts[0] not in ("handout.md", "notebook.py"):
+            files[f"assignments/{assignment.name}/{rel.as_posix()}"] = path.read_bytes()
+    files[f"solutions/{assignment.name}/{assignment.submit_file}"] = assignment.solution.read_bytes()
+    return files
+
+
+def make_zip(files: dict[str, bytes], prefix: str = "") -> bytes:
+    """A reproducible zip: sorted entries, fixed dates, fixed permissions."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel in sorted(files):
+            info = zipfile.ZipInfo(prefix + rel, date_time=ZIP_DATE)
+            executable = rel in ("setup.sh", "run_autograder")
+            info.external_attr = ((0o755 if executable else 0o644) | 0o100000) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3
+            zf.writestr(info, files[rel])
+    return buffer.getvalue()
+
+
+def build_zips(assignment: Assignment) -> dict[str, bytes]:
+    return {
+        "student.zip": make_zip(student_files(assignment), prefix=f"{assignment.name}/"),
+        "autograder.zip": make_zip(autograder_files(assignment)),
+    }
+
+
+def main(names: list[str], check: bool = True, out: Path = Path("dist")) -> int:
+    """``python -m autograder release``: regenerate, build, self-check, then write dist/."""
+    from .selfcheck import self_check
+
+    if not names:
+        print("error: no assignments found under assignments/", file=sys.stderr)
+        return 2
+    failures = 0
+    for name in names:
+        try:
+            assignment = load_assignment(name)
+            write_student_template(assignment)
+            zips = build_zips(assignment)
+        except ConfigError as exc:
+            print(f"[{name}] cannot build: {exc}", file=sys.stderr)
+            failures += 1
+            continue
+        with tempfile.TemporaryDirectory(prefix=f"kit-release-{name}-") as tmp:
+            staged = Path(tmp)
+            for file_name, data in zips.items():
+                (staged / file_name).write_bytes(data)
+            if check:
+                report = self_check(assignment, staged)
+                print(report.text())
+                if not report.ok:
+                    print(f"[{name}] self-check FAILED: dist/{name}/ was not written.", file=sys.stderr)
+                    failures += 1
+                    continue
+                (staged / "selfcheck.txt").write_text(report.text() + "\n")
+            target = out / name
+            if target.exists():
+                shutil.rmtree(target)
+            target.mkdir(parents=True)
+            for path in staged.iterdir():
+                shutil.copyfile(path, target / path.name)
+            print(f"[{name}] wrote {target}/student.zip and {target}/autograder.zip")
+    return 1 if failures else 0

@@ -1,0 +1,263 @@
+"""The release self-check: prove the grading before shipping it.
+
+Refuses the release (and says why) when the reference scores under 100, the
+untouched stub over 0 (or breaks the grader), a correct variant loses a point,
+a catalogued mistake loses nothing or escapes one of its declared tests, a
+hidden test catches no mistake (unless ``[uncaught]`` says why), the public
+tests fail on the reference in the unzipped student folder, solution code or
+hidden tests leak into student.zip, or the autograder.zip does not grade the
+reference to 100 in a simulated Gradescope tree.
+
+Gradings are cached by the hash of everything they depend on, so an unchanged
+assignment re-checks in seconds.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import KIT_ROOT, Assignment
+from .markers import make_stub
+
+CACHE = KIT_ROOT / ".cache" / "selfcheck"
+
+
+@dataclass
+class CatalogueEntry:
+    kind: str  # "mistake" or "variant"
+    name: str
+    path: Path
+    title: str
+    explanation: str
+    caught_by: list[str]
+
+
+def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
+    """Mistakes or variants, read with ``ast`` (their code is not run here)."""
+    folder = assignment.mistakes_dir if kind == "mistake" else assignment.variants_dir
+    entries = []
+    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+        tree = ast.parse(path.read_text(), str(path))
+        doc = (ast.get_docstring(tree) or path.stem).strip()
+        title, _, explanation = doc.partition("\n")
+        caught: list[str] = []
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "CAUGHT_BY" for t in node.targets):
+                caught = list(ast.literal_eval(node.value))
+        entries.append(CatalogueEntry(kind, path.stem, path, title.strip(), explanation.strip(), caught))
+    return entries
+
+
+def submission_source(assignment: Assignment, entry: CatalogueEntry | None) -> str:
+    """The reference with a mistake or variant appended (it redefines what it changes)."""
+    source = assignment.solution.read_text()
+    if entry is None:
+        return source
+    return source + f"\n\n# ---- {entry.kind}: {entry.name} ----\n" + entry.path.read_text()
+
+
+def _fingerprint(assignment: Assignment) -> str:
+    h = hashlib.sha256()
+    roots = [Path(__file__).parent, assignment.root, assignment.solution.parent]
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(root)).encode())
+                h.update(path.read_bytes())
+    h.update((KIT_ROOT / "requirements.txt").read_bytes())
+    return h.hexdigest()
+
+
+def grade_sources(assignment: Assignment, sources: dict[str, str], jobs: int = 0) -> dict[str, dict]:
+    """Grade each ``{label: source}`` through the real CLI (isolated worker), in parallel, cached."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    base = _fingerprint(assignment)
+    results: dict[str, dict] = {}
+    todo: list[tuple[str, str, Path]] = []
+    for label, source in sources.items():
+        key = hashlib.sha256((base + os.environ.get("AG_SEED", "0") + source).encode()).hexdigest()
+        cached = CACHE / f"{assignment.name}-{key[:24]}.json"
+        if cached.is_file():
+            results[label] = json.loads(cached.read_text())
+        else:
+            todo.append((label, source, cached))
+
+    def run(item: tuple[str, str, Path]) -> None:
+        label, source, cached = item
+        with tempfile.TemporaryDirectory(prefix="kit-check-") as tmp:
+            sub = Path(tmp) / "upload"
+            sub.mkdir()
+            (sub / assignment.submit_file).write_text(source)
+            out = Path(tmp) / "results.json"
+            proc = subprocess.run(
+                [sys.executable, "-m", "autograder", "grade", assignment.name, str(sub), "--results", str(out)],
+                cwd=KIT_ROOT,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            document = json.loads(out.read_text()) if out.is_file() else {"score": None, "tests": []}
+            document["_exit_code"] = proc.returncode
+            document["_stderr"] = proc.stderr[-3000:]
+        if proc.returncode == 0:
+            cached.write_text(json.dumps(document))
+        results[label] = document
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
+        list(pool.map(run, todo))
+    return results
+
+
+@dataclass
+class Report:
+    assignment: str
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    table: list[tuple[str, str, float]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def check(self, ok: bool, what: str) -> None:
+        self.lines.append(f"  [{'ok' if ok else 'FAIL'}] {what}")
+        if not ok:
+            self.problems.append(what)
+
+    def text(self) -> str:
+        out = [f"[{self.assignment}] self-check", *self.lines]
+        if self.table:
+            width = max(len(m) for m, _, _ in self.table)
+            out.append(f"\n  {'mistake':<{width}}  {'points lost':>11}  tests that catch it")
+            for mistake, tests, lost in self.table:
+                out.append(f"  {mistake:<{width}}  {lost:>11.1f}  {tests}")
+        if self.problems:
+            out.append("\n  Problems:\n    - " + "\n    - ".join(self.problems))
+        return "\n".join(out)
+
+
+def _lost_by_test(document: dict) -> dict[str, float]:
+    lost: dict[str, float] = {}
+    for t in document.get("tests", []):
+        key = t.get("extra_data", {}).get("test", t["name"])
+        lost[key] = lost.get(key, 0.0) + t["max_score"] - t["score"]
+    return {k: round(v, 4) for k, v in lost.items() if v > 1e-9}
+
+
+def self_check(assignment: Assignment, staged: Path) -> Report:
+    report = Report(assignment.name)
+    mistakes = read_catalogue(assignment, "mistake")
+    variants = read_catalogue(assignment, "variant")
+    sources = {"reference": submission_source(assignment, None), "stub": make_stub(assignment.solution.read_text())}
+    for entry in mistakes + variants:
+        sources[f"{entry.kind}:{entry.name}"] = submission_source(assignment, entry)
+    graded = grade_sources(assignment, sources)
+
+    ref = graded["reference"]
+    report.check(ref.get("score") == 100 and ref.get("_exit_code") == 0, f"reference scores 100 (got {ref.get('score')})")
+    stub = graded["stub"]
+    report.check(
+        stub.get("score") == 0 and stub.get("_exit_code") == 0 and len(stub.get("tests", [])) > 0,
+        f"untouched stub scores 0 without grader errors (got {stub.get('score')}, exit {stub.get('_exit_code')})",
+    )
+    for entry in variants:
+        doc = graded[f"variant:{entry.name}"]
+        report.check(doc.get("score") == 100, f"variant {entry.name} ({entry.title}) scores 100 (got {doc.get('score')})")
+    hidden_keys = {k for k in assignment.points if k.startswith("hidden/")}
+    caught_keys: set[str] = set()
+    for entry in mistakes:
+        doc = graded[f"mistake:{entry.name}"]
+        lost = _lost_by_test(doc)
+        caught_keys |= set(lost)
+        missing = [k for k in entry.caught_by if k not in lost]
+        unknown = [k for k in entry.caught_by if k not in assignment.points]
+        total_lost = round(100 - float(doc.get("score") or 0), 2)
+        report.check(
+            total_lost > 0 and not missing and not unknown and bool(entry.caught_by),
+            f"mistake {entry.name} loses points ({total_lost:g})"
+            + (f"; NOT caught by declared {missing}" if missing else "")
+            + (f"; declares unknown tests {unknown}" if unknown else "")
+            + ("; declares no CAUGHT_BY" if not entry.caught_by else ""),
+        )
+        report.table.append((entry.name, ", ".join(sorted(k.split("::")[1] for k in lost)), total_lost))
+    uncaught = sorted(hidden_keys - caught_keys - set(_uncaught(assignment)))
+    report.check(not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else ""))
+    report.check(len(mistakes) >= 10, f"at least 10 catalogued mistakes ({len(mistakes)})")
+    _check_student_zip(assignment, staged / "student.zip", report)
+    _check_gradescope_zip(assignment, staged / "autograder.zip", report)
+    return report
+
+
+def _uncaught(assignment: Assignment) -> dict[str, str]:
+    from .config import tomllib
+
+    data = tomllib.loads((assignment.root / "assignment.toml").read_text())
+    return dict(data.get("uncaught", {}))
+
+
+def _solution_lines(assignment: Assignment) -> list[str]:
+    """Distinctive lines from inside the reference's SOLUTION blocks."""
+    stub_lines = set(make_stub(assignment.solution.read_text()).splitlines())
+    lines = []
+    for line in assignment.solution.read_text().splitlines():
+        text = line.strip()
+        if len(text) > 25 and line not in stub_lines and not text.startswith(("#", '"""', "def ", "class ")):
+            lines.append(text)
+    return lines
+
+
+def _check_student_zip(assignment: Assignment, path: Path, report: Report) -> None:
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        blob = "\n".join(zf.read(n).decode("utf-8", "replace") for n in names)
+    leaked = [line for line in _solution_lines(assignment) if line in blob]
+    report.check(not leaked, "student.zip holds no solution code" + (f" (found: {leaked[:2]})" if leaked else ""))
+    hidden = assignment.tests_dir / "hidden"
+    hidden_names = [p.name for p in hidden.glob("*.py")]
+    hidden_tests = [k.split("::")[1] for k in assignment.points if k.startswith("hidden/")]
+    leaks = [n for n in names if Path(n).name in hidden_names] + [t for t in hidden_tests if f"def {t}(" in blob]
+    report.check(not leaks, "student.zip holds no hidden test" + (f" (found: {leaks[:3]})" if leaks else ""))
+    with tempfile.TemporaryDirectory(prefix="kit-student-") as tmp:
+        with zipfile.ZipFile(path) as zf:
+            zf.extractall(tmp)
+        folder = Path(tmp) / assignment.name
+        stub_run = _run_public_tests(folder)
+        (folder / assignment.submit_file).write_bytes(assignment.solution.read_bytes())
+        ref_run = _run_public_tests(folder)
+    report.check(ref_run.returncode == 0, "public tests pass on the reference in the unzipped student folder" + _tail(ref_run))
+    report.check(stub_run.returncode == 1, "public tests fail (cleanly) on the untouched stub" + _tail(stub_run, stub_run.returncode != 1))
+
+
+def _run_public_tests(folder: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder, capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+def _tail(proc: subprocess.CompletedProcess, show: bool = True) -> str:
+    if not show or proc.returncode == 0:
+        return ""
+    return " -- output:\n" + "\n".join(proc.stdout.splitlines()[-15:])
+
+
+def _check_gradescope_zip(assignment: Assignment, path: Path, report: Report) -> None:
+    """Unzip into a simulated AUTOGRADER_ROOT and grade the reference through run_autograder."""
+    from .gradescope_sim import simulate
+
+    try:
+        document = simulate(path, {assignment.submit_file: assignment.solution.read_bytes()})
+        ok = document.get("score") == 100
+        report.check(ok, f"autograder.zip grades the reference 100 in a simulated Gradescope tree (got {document.get('score')})")
+    except Exception as exc:  # noqa: BLE001 - report, don't crash the release
+        report.check(False, f"autograder.zip runs in a simulated Gradescope tree ({exc})")

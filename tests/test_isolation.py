@@ -1,0 +1,266 @@
+"""Hostile submissions (the README's threat model): each earns nothing it did not earn honestly,
+leaves a valid results file and shows no grader file to the student.
+
+They run through the real Gradescope entry point in a simulated AUTOGRADER_ROOT. The checks
+that rely on the unprivileged user run only when the tests run as root (as on Gradescope and CI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import KIT, reference_source, stub_source, validate_results
+
+from autograder import gradescope_sim
+from autograder.config import load_assignment
+from autograder.release import autograder_files, make_zip
+from autograder.sandbox import running_as_root
+
+needs_root = pytest.mark.skipif(not running_as_root(), reason="the user switch needs root (as on Gradescope)")
+REFERENCE_MARKER = "# BEGIN SOLUTION"
+
+
+@pytest.fixture(scope="module")
+def attention_zip(tmp_path_factory):
+    path = tmp_path_factory.mktemp("zip") / "autograder.zip"
+    path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
+    return path
+
+
+def run_in_tree(zip_path, source: str, tmp_path, name="attention.py") -> tuple[dict, str]:
+    root = tmp_path / "autograder"
+    gradescope_sim.lay_out(zip_path, {name: source.encode()}, root)
+    _, proc = gradescope_sim.run(root)
+    document = json.loads((root / "results" / "results.json").read_text())
+    validate_results(document)
+    return document, proc.stdout + proc.stderr
+
+
+def feedback_text(document: dict) -> str:
+    return document["output"] + "\n".join(t["output"] for t in document["tests"])
+
+
+STUB = stub_source("attention")
+HONEST_STUB_SCORE = 0
+
+
+def test_reference_and_stub_in_the_gradescope_tree(attention_zip, tmp_path):
+    document, _ = run_in_tree(attention_zip, reference_source("attention"), tmp_path / "ref")
+    assert document["score"] == 100
+    document, _ = run_in_tree(attention_zip, STUB, tmp_path / "stub")
+    assert document["score"] == 0
+
+
+def test_exit_at_import(attention_zip, tmp_path):
+    document, _ = run_in_tree(attention_zip, "import os\nos._exit(0)\n" + reference_source("attention"), tmp_path)
+    assert document["score"] == 0 and "could not be imported" in document["output"]
+
+
+@needs_root
+def test_forged_results_and_killing_the_grader(attention_zip, tmp_path):
+    attack = f'''
+import json, os, signal
+root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
+for path in [root + "/results/results.json", "/autograder/results/results.json"]:
+    try:
+        with open(path, "w") as f:
+            json.dump({{"score": 100, "tests": []}}, f)
+    except OSError:
+        pass
+for sig_target in (os.getppid(),):
+    try:
+        os.killpg(os.getpgid(sig_target), signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        os.kill(sig_target, signal.SIGKILL)
+    except OSError:
+        pass
+'''
+    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    assert document["score"] == HONEST_STUB_SCORE
+    assert len(document["tests"]) > 0, "the grader must survive and write real results"
+
+
+def test_monkeypatching_comparisons_in_the_worker(attention_zip, tmp_path):
+    attack = '''
+import numpy, numpy.testing, torch, torch.testing, math
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+torch.testing.assert_close = lambda *a, **k: None
+numpy.testing.assert_allclose = lambda *a, **k: None
+numpy.allclose = lambda *a, **k: True
+math.isclose = lambda *a, **k: True
+'''
+    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    assert document["score"] == 0
+
+
+def test_tensor_subclass_that_makes_comparisons_pass(attention_zip, tmp_path):
+    attack = '''
+class Liar(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return True
+    def __eq__(self, other):
+        return True
+
+def softmax(x, dim=-1):
+    return torch.zeros_like(x).as_subclass(Liar)
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    return (torch.zeros(q.shape[:-1] + v.shape[-1:]).as_subclass(Liar), torch.zeros(q.shape[:-1] + k.shape[-2:-1]).as_subclass(Liar))
+'''
+    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    assert document["score"] == 0
+
+
+@needs_root
+def test_looking_for_the_reference_and_printing_grader_files(attention_zip, tmp_path):
+    attack = '''
+import os, sys, inspect
+found = []
+for name, mod in list(sys.modules.items()):
+    if "reference" in name or "autograder" in name:
+        found.append(name)
+for frame in inspect.stack():
+    found.append(frame.filename)
+root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
+for base in (root, "/autograder", os.path.dirname(root)):
+    for dirpath, dirnames, filenames in os.walk(base):
+        for f in filenames:
+            path = os.path.join(dirpath, f)
+            try:
+                text = open(path).read()
+            except Exception:
+                continue
+            if "BEGIN SOLUTION" in text or "def test_" in text:
+                print("LEAK", path, text[:3000])
+                if "def softmax" in text and "BEGIN SOLUTION" in text:
+                    exec(text)
+print("FOUND", found)
+
+def causal_mask(n):
+    print(open(os.path.join(root, "source", "assignments", "attention", "assignment.toml")).read())
+    return torch.ones(n, n, dtype=torch.bool).triu(1)
+'''
+    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    text = feedback_text(document)
+    assert REFERENCE_MARKER not in text and "LEAK" not in text and "[points]" not in text
+    causal_points = sum(t["max_score"] for t in document["tests"] if t["name"].startswith("causal_mask"))
+    assert document["score"] <= causal_points + 1e-6, "only the honestly written causal_mask may earn points"
+
+
+def test_flooding_stdout(attention_zip, tmp_path):
+    attack = "\nimport sys\nfor _ in range(100000):\n    print('x' * 100)\n"
+    start = time.monotonic()
+    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
+    assert document["score"] == 100
+    assert len(json.dumps(document)) < 100_000, "results must stay under Gradescope's output limit"
+    assert time.monotonic() - start < 120
+
+
+def test_infinite_loop_costs_only_that_function(attention_zip, tmp_path):
+    attack = "\ndef causal_mask(n):\n    while True:\n        pass\n"
+    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
+    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert "causal_mask" in lost and "softmax" not in lost
+    assert any("time limit" in t["output"] for t in document["tests"])
+
+
+@needs_root
+def test_rewriting_test_files(attention_zip, tmp_path):
+    attack = '''
+import os, glob
+root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
+for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
+    try:
+        open(path, "w").write("def test_pass():\\n    pass\\n")
+    except OSError:
+        pass
+'''
+    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    assert document["score"] == 0
+    hidden = tmp_path / "autograder" / "source" / "assignments" / "attention" / "tests" / "hidden"
+    assert all("def test_pass" not in p.read_text() for p in hidden.glob("*.py"))
+
+
+def test_bounded_fork_bomb_and_leftover_processes(attention_zip, tmp_path):
+    attack = '''
+import os, time
+def causal_mask(n):
+    for _ in range(60):
+        try:
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    open(os.path.join(MARKS, str(os.getpid())), "w").close()
+                    time.sleep(600)
+                os._exit(0)
+        except OSError:
+            break
+    time.sleep(5)
+    return torch.ones(n, n, dtype=torch.bool).triu(1)
+'''
+    marks = Path(tempfile.mkdtemp(prefix="kit-forkbomb-"))  # outside the 0700 pytest tmp tree
+    marks.chmod(0o777)
+    source = reference_source("attention") + f"\nMARKS = {str(marks)!r}\n" + attack
+    document, _ = run_in_tree(attention_zip, source, tmp_path)
+    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert "causal_mask" in lost and "softmax" not in lost
+    started = [int(p.name) for p in marks.iterdir()]
+    assert started, "the attack should have started processes"
+    time.sleep(0.5)
+    alive = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert not alive, "every process the student started must be gone"
+
+
+def test_memory_bomb_costs_only_that_function(attention_zip, tmp_path):
+    attack = "\ndef causal_mask(n):\n    hog = [bytearray(50 * 1024 * 1024) for _ in range(100)]\n    return hog\n"
+    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
+    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert "causal_mask" in lost and "softmax" not in lost
+
+
+def test_skip_and_exit_from_student_code_do_not_pass_tests(attention_zip, tmp_path):
+    attack = '''
+import pytest
+def softmax(x, dim=-1):
+    pytest.skip("nothing to see")
+def scaled_dot_product_attention(q, k, v, mask=None):
+    pytest.exit("done", returncode=0)
+'''
+    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    assert document["score"] == 0
+
+
+def test_extra_files_in_the_upload_have_no_effect(attention_zip, tmp_path):
+    root = tmp_path / "autograder"
+    evil = {
+        "attention.py": STUB.encode(),
+        "conftest.py": b"import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = 'passed'\n",
+        "sitecustomize.py": b"import os\nos._exit(0)\n",
+        "torch.py": b"raise SystemExit('shadowed torch')\n",
+        "numpy.py": b"raise SystemExit('shadowed numpy')\n",
+        "pytest.py": b"raise SystemExit('shadowed pytest')\n",
+    }
+    gradescope_sim.lay_out(attention_zip, evil, root)
+    gradescope_sim.run(root)
+    document = json.loads((root / "results" / "results.json").read_text())
+    validate_results(document)
+    assert document["score"] == 0 and len(document["tests"]) > 0
+
+
+@needs_root
+def test_worker_runs_as_the_unprivileged_user(attention_zip, tmp_path):
+    attack = "\nimport os\ndef causal_mask(n):\n    print('UID', os.getuid())\n    return torch.ones(n, n, dtype=torch.bool).triu(1)\n"
+    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
+    assert "UID 0" not in feedback_text(document)
+    assert "UID" in feedback_text(document)
+    assert os.geteuid() == 0

@@ -1,0 +1,43 @@
+"""The release is generated, in sync and reproducible."""
+
+import zipfile
+
+from conftest import KIT, load_assignment
+
+from autograder.release import autograder_files, build_zips, student_files
+
+
+def test_student_template_is_in_sync_with_the_sources(assignment_name):
+    """student_template/ is committed; regenerating it must change nothing (run `make release`)."""
+    assignment = load_assignment(assignment_name, KIT)
+    folder = KIT / "student_template" / assignment_name
+    expected = student_files(assignment)
+    on_disk = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    stale = sorted(set(expected) ^ set(on_disk)) + sorted(k for k in expected if k in on_disk and expected[k] != on_disk[k])
+    assert not stale, f"student_template/{assignment_name} is stale ({stale}); run `make release`"
+
+
+def test_zips_are_byte_identical_across_builds(assignment_name):
+    assignment = load_assignment(assignment_name, KIT)
+    assert build_zips(assignment) == build_zips(assignment)
+
+
+def test_autograder_zip_has_the_contract_files_at_its_root(assignment_name):
+    files = autograder_files(load_assignment(assignment_name, KIT))
+    for name in ("setup.sh", "run_autograder", "requirements.txt"):
+        assert name in files
+    requirements = files["requirements.txt"].decode()
+    for line in requirements.splitlines():
+        if line and not line.startswith("#"):
+            assert "==" in line, f"unpinned requirement {line!r}"
+    setup = files["setup.sh"].decode()
+    assert "TORCH_INDEX_URL=" in setup and "torch==$TORCH_VERSION" in setup
+
+
+def test_student_zip_has_no_hidden_tests_or_solutions(assignment_name, tmp_path):
+    assignment = load_assignment(assignment_name, KIT)
+    with zipfile.ZipFile(__import__("io").BytesIO(build_zips(assignment)["student.zip"])) as zf:
+        names = zf.namelist()
+    assert not [n for n in names if "hidden" in n or "mistakes" in n or "solutions" in n]
+    assert f"{assignment_name}/{assignment.submit_file}" in names
+    assert f"{assignment_name}/README.md" in names

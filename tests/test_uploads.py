@@ -1,0 +1,88 @@
+"""Uploads as students really make them: found, normalised, or refused with a clear message."""
+
+import zipfile
+
+from conftest import grade, reference_source, stub_source, write_submission
+
+
+def _zip(path, files):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return path
+
+
+def test_zip_with_a_folder_and_macos_junk(tmp_path):
+    upload = _zip(
+        tmp_path / "upload.zip",
+        {
+            "my work/attention.py": reference_source("attention"),
+            "__MACOSX/my work/._attention.py": "\x00junk",
+            "my work/notes.txt": "hello",
+        },
+    )
+    assert grade("attention", upload, tmp_path)["score"] == 100
+
+
+def test_bom_and_crlf_line_endings(tmp_path):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "attention.py").write_bytes(b"\xef\xbb\xbf" + reference_source("attention").replace("\n", "\r\n").encode())
+    assert grade("attention", folder, tmp_path)["score"] == 100
+
+
+def test_browser_duplicate_name_is_graded_with_a_note(tmp_path):
+    path = write_submission(tmp_path / "sub", "attention", reference_source("attention"), name="attention (1).py")
+    document = grade("attention", path.parent, tmp_path)
+    assert document["score"] == 100 and "attention (1).py" in document["output"]
+
+
+def test_main_block_is_not_run(tmp_path):
+    source = reference_source("attention") + "\nif __name__ == '__main__':\n    raise SystemExit('ran main')\n"
+    assert grade("attention", write_submission(tmp_path / "s", "attention", source), tmp_path)["score"] == 100
+
+
+def test_missing_file_lists_what_was_found(tmp_path):
+    path = write_submission(tmp_path / "sub", "attention", "x = 1\n", name="solution.py")
+    document = grade("attention", path.parent, tmp_path)
+    assert document["score"] == 0 and "solution.py" in document["output"] and "attention.py" in document["output"]
+
+
+def test_empty_upload(tmp_path):
+    (tmp_path / "empty").mkdir()
+    document = grade("attention", tmp_path / "empty", tmp_path)
+    assert document["score"] == 0 and "empty" in document["output"]
+
+
+def test_unreadable_zip(tmp_path):
+    (tmp_path / "bad.zip").write_bytes(b"PK\x03\x04 not really a zip")
+    document = grade("attention", tmp_path / "bad.zip", tmp_path)
+    assert document["score"] == 0 and "zip" in document["output"]
+
+
+def test_syntax_error_names_the_line(tmp_path):
+    source = reference_source("attention") + "\ndef broken(:\n    pass\n"
+    document = grade("attention", write_submission(tmp_path / "s", "attention", source), tmp_path)
+    assert document["score"] == 0
+    lines = len(reference_source("attention").splitlines()) + 2
+    assert f"line {lines}" in document["output"], document["output"]
+
+
+def test_exception_at_import(tmp_path):
+    source = "raise RuntimeError('oops at import')\n" + reference_source("attention")
+    document = grade("attention", write_submission(tmp_path / "s", "attention", source), tmp_path)
+    assert document["score"] == 0 and "oops at import" in document["output"]
+
+
+def test_missing_function_costs_only_its_tests(tmp_path):
+    source = reference_source("attention").replace("def padding_mask(", "def padding_mask_renamed(")
+    document = grade("attention", write_submission(tmp_path / "s", "attention", source), tmp_path)
+    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert lost == {"padding_mask"} or lost <= {"padding_mask", "scaled_dot_product_attention"}, lost
+    assert 0 < document["score"] < 100
+    assert any("has no `padding_mask`" in t["output"] for t in document["tests"])
+
+
+def test_stub_scores_zero_through_a_zip(tmp_path):
+    upload = _zip(tmp_path / "stub.zip", {"attention.py": stub_source("attention")})
+    assert grade("attention", upload, tmp_path)["score"] == 0
