@@ -27,7 +27,7 @@ def results_document(tests: Iterable[TestResult], output: str, execution_time: f
                 "status": "passed" if t.status == "passed" else "failed",
                 "visibility": t.visibility,
                 "output": t.output,
-                "extra_data": {"test": t.key, "diagnoses": t.diagnoses},
+                "extra_data": {"test": t.key, "mistakes": t.diagnoses},
             }
         )
     return {

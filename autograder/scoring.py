@@ -37,7 +37,7 @@ class TestResult:
     status: str = "failed"
     output: str = ""
     visibility: str = "after_published"
-    diagnoses: list[str] = field(default_factory=list)
+    diagnoses: list[str] = field(default_factory=list)  # ids of catalogued mistakes recognised
 
 
 class ScoringPlugin:
@@ -125,9 +125,9 @@ class ScoringPlugin:
             result.status, result.score = "failed", 0.0
             result.output = self._failure_text(call.excinfo)
             if self.diagnoser is not None and call.excinfo is not None:
-                result.diagnoses = self.diagnoser(call.excinfo.value)
-                if result.diagnoses:
-                    result.output += "\n\nLikely mistake: " + "\n".join(result.diagnoses)
+                result.diagnoses, text = self.diagnoser(call.excinfo.value)
+                if text:
+                    result.output += "\n\n" + text
         elif report.skipped and report.when in ("setup", "call"):
             result.status, result.score = "failed", 0.0
             result.output = "not run (skipped)"

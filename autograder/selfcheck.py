@@ -40,6 +40,7 @@ class CatalogueEntry:
     title: str
     explanation: str
     caught_by: list[str]
+    not_diagnosed: str = ""  # why the grader cannot name this mistake from an output, if it cannot
 
 
 def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
@@ -51,10 +52,13 @@ def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
         doc = (ast.get_docstring(tree) or path.stem).strip()
         title, _, explanation = doc.partition("\n")
         caught: list[str] = []
+        not_diagnosed = ""
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "CAUGHT_BY" for t in node.targets):
                 caught = list(ast.literal_eval(node.value))
-        entries.append(CatalogueEntry(kind, path.stem, path, title.strip(), explanation.strip(), caught))
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "NOT_DIAGNOSED" for t in node.targets):
+                not_diagnosed = str(ast.literal_eval(node.value))
+        entries.append(CatalogueEntry(kind, path.stem, path, title.strip(), explanation.strip(), caught, not_diagnosed))
     return entries
 
 
@@ -123,7 +127,7 @@ class Report:
     assignment: str
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    table: list[tuple[str, str, float]] = field(default_factory=list)
+    table: list[tuple[str, str, float, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -137,10 +141,10 @@ class Report:
     def text(self) -> str:
         out = [f"[{self.assignment}] self-check", *self.lines]
         if self.table:
-            width = max(len(m) for m, _, _ in self.table)
-            out.append(f"\n  {'mistake':<{width}}  {'points lost':>11}  tests that catch it")
-            for mistake, tests, lost in self.table:
-                out.append(f"  {mistake:<{width}}  {lost:>11.1f}  {tests}")
+            width = max(len(m) for m, _, _, _ in self.table)
+            out.append(f"\n  {'mistake':<{width}}  {'points lost':>11}  {'named':>5}  tests that catch it")
+            for mistake, tests, lost, named in self.table:
+                out.append(f"  {mistake:<{width}}  {lost:>11.1f}  {named:>5}  {tests}")
         if self.problems:
             out.append("\n  Problems:\n    - " + "\n    - ".join(self.problems))
         return "\n".join(out)
@@ -173,6 +177,9 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
     for entry in variants:
         doc = graded[f"variant:{entry.name}"]
         report.check(doc.get("score") == 100, f"variant {entry.name} ({entry.title}) scores 100 (got {doc.get('score')})")
+    for label in ("reference", *(f"variant:{e.name}" for e in variants)):
+        named = {m for t in graded[label].get("tests", []) for m in t.get("extra_data", {}).get("mistakes", [])}
+        report.check(not named, f"{label} is not diagnosed with any mistake" + (f" (got {sorted(named)})" if named else ""))
     hidden_keys = {k for k in assignment.points if k.startswith("hidden/")}
     caught_keys: set[str] = set()
     for entry in mistakes:
@@ -189,7 +196,16 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
             + (f"; declares unknown tests {unknown}" if unknown else "")
             + ("; declares no CAUGHT_BY" if not entry.caught_by else ""),
         )
-        report.table.append((entry.name, ", ".join(sorted(k.split("::")[1] for k in lost)), total_lost))
+        named = {m for t in doc.get("tests", []) for m in t.get("extra_data", {}).get("mistakes", [])}
+        diagnosed = entry.name in named
+        report.check(
+            diagnosed or bool(entry.not_diagnosed),
+            f"mistake {entry.name} is named in the feedback"
+            + (f" (not diagnosable: {entry.not_diagnosed})" if entry.not_diagnosed and not diagnosed else ""),
+        )
+        report.table.append(
+            (entry.name, ", ".join(sorted(k.split("::")[1] for k in lost)), total_lost, "yes" if diagnosed else "no")
+        )
     uncaught = sorted(hidden_keys - caught_keys - set(_uncaught(assignment)))
     report.check(not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else ""))
     report.check(len(mistakes) >= 10, f"at least 10 catalogued mistakes ({len(mistakes)})")
