@@ -68,7 +68,6 @@ def find_submissions(folder: Path) -> list[Submission]:
         for key, info in sorted(meta.items()):
             info = info if isinstance(info, dict) else {}
             submitters = info.get(":submitters") or info.get("submitters") or [{}]
-            first = submitters[0] if submitters else {}
             names = ", ".join(_field(s, "name") for s in submitters if _field(s, "name"))
             subs.append(
                 Submission(
@@ -141,7 +140,15 @@ def write_gradebook(path: Path, subs: list[Submission], documents: dict[str, dic
             doc = documents.get(s.sid, {})
             by_name = {t["name"]: t["score"] for t in doc.get("tests", [])}
             writer.writerow(
-                [s.sid, s.name, s.student_id, s.email, doc.get("score", ""), *[by_name.get(t, "") for t in tests], "; ".join(s.notes)]
+                [
+                    s.sid,
+                    s.name,
+                    s.student_id,
+                    s.email,
+                    doc.get("score", ""),
+                    *[by_name.get(t, "") for t in tests],
+                    "; ".join(s.notes),
+                ]
             )
 
 
@@ -199,5 +206,7 @@ def main(args: argparse.Namespace) -> int:
 
     write_report(out / "report.html", assignment, subs, documents)
     scores = [float(d.get("score", 0)) for d in documents.values()]
-    print(f"graded {len(subs)} submissions; mean {sum(scores) / len(scores):.1f}; wrote {out}/gradebook.csv and {out}/report.html")
+    print(
+        f"graded {len(subs)} submissions; mean {sum(scores) / len(scores):.1f}; wrote {out}/gradebook.csv and {out}/report.html"
+    )
     return 0

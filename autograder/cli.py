@@ -78,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_selfcheck)
 
+    p = sub.add_parser("bench", help="measure grading time and memory (see autograder/bench.py)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=lambda a: __import__("autograder.bench", fromlist=["main"]).main(a.rest))
+
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
     return parser
@@ -109,7 +113,6 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return status
 
 
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -119,5 +122,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-
-

@@ -50,11 +50,16 @@ def pytest_args(assignment: Assignment, tests: str = "all") -> list[str]:
         "--assert=plain",  # messages come from our checks, not from pytest's introspection
         "--import-mode=importlib",
         "--noconftest",
-        "-p", "no:cacheprovider",
-        "-p", "no:randomly",
-        "--rootdir", str(assignment.tests_dir),
-        "-c", os.devnull,
-        "-W", "ignore::DeprecationWarning",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "--rootdir",
+        str(assignment.tests_dir),
+        "-c",
+        os.devnull,
+        "-W",
+        "ignore::DeprecationWarning",
         "--no-header",
         "-rN",
         "--tb=no",
@@ -82,9 +87,7 @@ def grade_submission(
             document = failure_document(f"Score 0: {exc}", time.monotonic() - started)
             return _finish(results_path, document, [])
 
-        student = RemoteStudent(
-            assignment.module, normalised, assignment.helpers, list(assignment.banned)
-        )
+        student = RemoteStudent(assignment.module, normalised, assignment.helpers, list(assignment.banned))
         messages = [note] if note else []
         load_error = student.load()
         if load_error:

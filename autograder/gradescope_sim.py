@@ -50,7 +50,9 @@ def environment(root: Path) -> dict[str, str]:
 
 def run(root: Path, timeout: float = 900) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
     env = environment(root)
-    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True, text=True, timeout=600)
+    setup = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True, text=True, timeout=600
+    )
     if setup.returncode != 0:
         raise RuntimeError(f"setup.sh failed:\n{setup.stdout[-2000:]}\n{setup.stderr[-2000:]}")
     grade = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=timeout)

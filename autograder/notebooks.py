@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import nbformat
 
@@ -113,7 +112,9 @@ def build_notebook(assignment: Assignment) -> str:
     )
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_markdown_cell(f"# Lab: {assignment.title}\n\nWork in `{assignment.submit_file}`; this notebook imports it."),
+        nbformat.v4.new_markdown_cell(
+            f"# Lab: {assignment.title}\n\nWork in `{assignment.submit_file}`; this notebook imports it."
+        ),
         nbformat.v4.new_code_cell(setup),
         *notebook_cells((assignment.root / "notebook.py").read_text(), set(groups)),
     ]

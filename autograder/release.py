@@ -22,6 +22,7 @@ from .sandbox import STUDENT_USER
 TEMPLATES = Path(__file__).parent / "templates"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 ENGINE_EXCLUDE = {"__pycache__"}
+OTTER_TORCH_INDEX_URL = "https://download.pytorch.org/whl/cpu"
 
 
 def torch_version() -> str:
@@ -87,7 +88,7 @@ def autograder_files(assignment: Assignment, kit_root: Path = KIT_ROOT) -> dict[
     }
     engine = Path(__file__).parent
     for path in sorted(engine.rglob("*")):
-        if path.is_file() and not ENGINE_EXCLUDE & set(path.parts) and path.suffix in (".py", ".sh", ".ini", "") :
+        if path.is_file() and not ENGINE_EXCLUDE & set(path.parts) and path.suffix in (".py", ".sh", ".ini", ""):
             files[f"autograder/{path.relative_to(engine).as_posix()}"] = path.read_bytes()
     for path in sorted(assignment.root.rglob("*")):
         rel = path.relative_to(assignment.root)
@@ -103,7 +104,7 @@ def make_zip(files: dict[str, bytes], prefix: str = "") -> bytes:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for rel in sorted(files):
             info = zipfile.ZipInfo(prefix + rel, date_time=ZIP_DATE)
-            executable = rel in ("setup.sh", "run_autograder")
+            executable = Path(rel).name in ("setup.sh", "run_autograder")
             info.external_attr = ((0o755 if executable else 0o644) | 0o100000) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3
@@ -111,10 +112,57 @@ def make_zip(files: dict[str, bytes], prefix: str = "") -> bytes:
     return buffer.getvalue()
 
 
+def otter_autograder_zip(assignment: Assignment, files: dict[str, bytes]) -> bytes:
+    """Otter's own Gradescope zip (``otter generate``) from the same checks, repacked reproducibly."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="kit-otter-") as tmp:
+        folder = Path(tmp) / "student"
+        for rel, data in files.items():
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_bytes(data)
+        requirements = Path(tmp) / "requirements.txt"
+        requirements.write_text(
+            "# Otter installs these on Gradescope; torch from the CPU wheel index (the default wheel is CUDA).\n"
+            f"--extra-index-url {OTTER_TORCH_INDEX_URL}\ntorch=={torch_version()}+cpu\n"
+            + "".join(
+                line + "\n"
+                for line in (KIT_ROOT / "requirements.txt").read_text().splitlines()
+                if line.startswith(("numpy==", "pytest=="))
+            )
+        )
+        out = Path(tmp) / "otter-autograder.zip"
+        proc = subprocess.run(
+            [
+                str(Path(sys.executable).parent / "otter"),
+                "generate",
+                "-t",
+                "tests",
+                "-o",
+                str(out),
+                "--no-config",
+                "--no-environment",
+                "-r",
+                str(requirements),
+                "public_tests",
+                "autograder",
+            ],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            raise ConfigError(f"{assignment.name}: otter generate failed:\n{proc.stdout[-1500:]}{proc.stderr[-1500:]}")
+        with zipfile.ZipFile(out) as zf:
+            return make_zip({info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()})
+
+
 def build_zips(assignment: Assignment) -> dict[str, bytes]:
+    student = student_files(assignment)
     return {
-        "student.zip": make_zip(student_files(assignment), prefix=f"{assignment.name}/"),
+        "student.zip": make_zip(student, prefix=f"{assignment.name}/"),
         "autograder.zip": make_zip(autograder_files(assignment)),
+        "otter-autograder.zip": otter_autograder_zip(assignment, student),
     }
 
 

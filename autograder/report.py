@@ -67,9 +67,10 @@ def write_report(path: Path, assignment: Assignment, subs: list, documents: dict
         images.append(_png(fig))
         plt.close(fig)
     mean = sum(scores) / len(scores) if scores else 0
-    rows = "".join(
-        f"<tr><td>{html.escape(m)}</td><td>{c}</td></tr>" for m, c in mistakes.most_common()
-    ) or "<tr><td colspan=2>no catalogued mistake recognised</td></tr>"
+    rows = (
+        "".join(f"<tr><td>{html.escape(m)}</td><td>{c}</td></tr>" for m, c in mistakes.most_common())
+        or "<tr><td colspan=2>no catalogued mistake recognised</td></tr>"
+    )
     hardest = "".join(
         f"<tr><td>{html.escape(n)}</td><td>{rates[n]:.0%}</td></tr>" for n in sorted(rates, key=lambda n: rates[n])[:10]
     )
@@ -77,7 +78,7 @@ def write_report(path: Path, assignment: Assignment, subs: list, documents: dict
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}} td,th{{padding:2px 8px;border-bottom:1px solid #ddd}}</style></head><body>
 <h1>{html.escape(assignment.title)}: cohort report</h1>
 <p>{len(scores)} submissions, mean score {mean:.1f}, {sum(s == 100 for s in scores)} at 100, {sum(s == 0 for s in scores)} at 0.</p>
-{''.join(f'<img src="data:image/png;base64,{img}">' for img in images)}
+{"".join(f'<img src="data:image/png;base64,{img}">' for img in images)}
 <h2>Mistakes recognised (submissions)</h2><table>{rows}</table>
 <h2>Hardest tests</h2><table>{hardest}</table>
 </body></html>"""

@@ -155,7 +155,7 @@ class ScoringPlugin:
 
 
 def test_title(item: pytest.Item) -> str:
-    """"softmax: rows sum to 1 [float32]" from the test's docstring (or its name)."""
+    """ "softmax: rows sum to 1 [float32]" from the test's docstring (or its name)."""
     doc = (getattr(item, "function", None).__doc__ or "").strip().splitlines() if hasattr(item, "function") else []
     title = doc[0].strip() if doc else getattr(item, "originalname", item.name)
     callspec = getattr(item, "callspec", None)

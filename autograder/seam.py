@@ -136,9 +136,7 @@ class RemoteStudent:
         def make_ref(obj: Any) -> dict:
             if isinstance(obj, RemoteObject):
                 if obj._generation != self.generation:
-                    raise StudentCodeError(
-                        f"{obj._path} was lost when your code had to be restarted after an earlier failure"
-                    )
+                    raise StudentCodeError(f"{obj._path} was lost when your code had to be restarted after an earlier failure")
                 return {"__ref__": obj._ref_id, "type": obj._type_name}
             raise TypeError(f"cannot send a {type(obj).__name__} to student code")
 
@@ -157,9 +155,7 @@ class RemoteStudent:
             answer = worker.request(message, self.deadline)
         except WorkerTimeout:
             self.timed_out.add(label.split("(")[0])
-            raise StudentCodeError(
-                f"{label} did not finish within the time limit (an infinite loop, or far too slow?)"
-            ) from None
+            raise StudentCodeError(f"{label} did not finish within the time limit (an infinite loop, or far too slow?)") from None
         except (WorkerDied, WorkerMemory) as exc:
             # Like a hang: running it again would only crash again and cost a restart each time.
             self.timed_out.add(label.split("(")[0])

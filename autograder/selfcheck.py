@@ -207,7 +207,9 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
             (entry.name, ", ".join(sorted(k.split("::")[1] for k in lost)), total_lost, "yes" if diagnosed else "no")
         )
     uncaught = sorted(hidden_keys - caught_keys - set(_uncaught(assignment)))
-    report.check(not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else ""))
+    report.check(
+        not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else "")
+    )
     report.check(len(mistakes) >= 10, f"at least 10 catalogued mistakes ({len(mistakes)})")
     _check_student_zip(assignment, staged / "student.zip", report)
     _check_gradescope_zip(assignment, staged / "autograder.zip", report)
@@ -251,13 +253,20 @@ def _check_student_zip(assignment: Assignment, path: Path, report: Report) -> No
         (folder / assignment.submit_file).write_bytes(assignment.solution.read_bytes())
         ref_run = _run_public_tests(folder)
     report.check(ref_run.returncode == 0, "public tests pass on the reference in the unzipped student folder" + _tail(ref_run))
-    report.check(stub_run.returncode == 1, "public tests fail (cleanly) on the untouched stub" + _tail(stub_run, stub_run.returncode != 1))
+    report.check(
+        stub_run.returncode == 1, "public tests fail (cleanly) on the untouched stub" + _tail(stub_run, stub_run.returncode != 1)
+    )
 
 
 def _run_public_tests(folder: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder, capture_output=True, text=True, env=env, timeout=600
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
     )
 
 

@@ -21,9 +21,7 @@ SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").r
 
 
 def run_cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "autograder", *args], cwd=KIT, capture_output=True, text=True, timeout=timeout
-    )
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=KIT, capture_output=True, text=True, timeout=timeout)
 
 
 def grade(assignment: str, upload: Path, tmp_path: Path) -> dict:

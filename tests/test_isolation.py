@@ -64,13 +64,13 @@ def test_exit_at_import(attention_zip, tmp_path):
 
 @needs_root
 def test_forged_results_and_killing_the_grader(attention_zip, tmp_path):
-    attack = f'''
+    attack = """
 import json, os, signal
 root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
 for path in [root + "/results/results.json", "/autograder/results/results.json"]:
     try:
         with open(path, "w") as f:
-            json.dump({{"score": 100, "tests": []}}, f)
+            json.dump({"score": 100, "tests": []}, f)
     except OSError:
         pass
 for sig_target in (os.getppid(),):
@@ -82,14 +82,14 @@ for sig_target in (os.getppid(),):
         os.kill(sig_target, signal.SIGKILL)
     except OSError:
         pass
-'''
+"""
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     assert document["score"] == HONEST_STUB_SCORE
     assert len(document["tests"]) > 0, "the grader must survive and write real results"
 
 
 def test_monkeypatching_comparisons_in_the_worker(attention_zip, tmp_path):
-    attack = '''
+    attack = """
 import numpy, numpy.testing, torch, torch.testing, math
 torch.allclose = lambda *a, **k: True
 torch.equal = lambda *a, **k: True
@@ -97,13 +97,13 @@ torch.testing.assert_close = lambda *a, **k: None
 numpy.testing.assert_allclose = lambda *a, **k: None
 numpy.allclose = lambda *a, **k: True
 math.isclose = lambda *a, **k: True
-'''
+"""
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     assert document["score"] == 0
 
 
 def test_tensor_subclass_that_makes_comparisons_pass(attention_zip, tmp_path):
-    attack = '''
+    attack = """
 class Liar(torch.Tensor):
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -116,14 +116,14 @@ def softmax(x, dim=-1):
 
 def scaled_dot_product_attention(q, k, v, mask=None):
     return (torch.zeros(q.shape[:-1] + v.shape[-1:]).as_subclass(Liar), torch.zeros(q.shape[:-1] + k.shape[-2:-1]).as_subclass(Liar))
-'''
+"""
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     assert document["score"] == 0
 
 
 @needs_root
 def test_looking_for_the_reference_and_printing_grader_files(attention_zip, tmp_path):
-    attack = '''
+    attack = """
 import os, sys, inspect
 found = []
 for name, mod in list(sys.modules.items()):
@@ -149,7 +149,7 @@ print("FOUND", found)
 def causal_mask(n):
     print(open(os.path.join(root, "source", "assignments", "attention", "assignment.toml")).read())
     return torch.ones(n, n, dtype=torch.bool).triu(1)
-'''
+"""
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     text = feedback_text(document)
     assert REFERENCE_MARKER not in text and "LEAK" not in text and "[points]" not in text
@@ -176,7 +176,7 @@ def test_infinite_loop_costs_only_that_function(attention_zip, tmp_path):
 
 @needs_root
 def test_rewriting_test_files(attention_zip, tmp_path):
-    attack = '''
+    attack = """
 import os, glob
 root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
 for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
@@ -184,7 +184,7 @@ for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
         open(path, "w").write("def test_pass():\\n    pass\\n")
     except OSError:
         pass
-'''
+"""
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     assert document["score"] == 0
     hidden = tmp_path / "autograder" / "source" / "assignments" / "attention" / "tests" / "hidden"
@@ -192,7 +192,7 @@ for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
 
 
 def test_bounded_fork_bomb_and_leftover_processes(attention_zip, tmp_path):
-    attack = '''
+    attack = """
 import os, time
 def causal_mask(n):
     for _ in range(60):
@@ -207,7 +207,7 @@ def causal_mask(n):
             break
     time.sleep(5)
     return torch.ones(n, n, dtype=torch.bool).triu(1)
-'''
+"""
     marks = Path(tempfile.mkdtemp(prefix="kit-forkbomb-"))  # outside the 0700 pytest tmp tree
     marks.chmod(0o777)
     source = reference_source("attention") + f"\nMARKS = {str(marks)!r}\n" + attack
@@ -229,13 +229,13 @@ def test_memory_bomb_costs_only_that_function(attention_zip, tmp_path):
 
 
 def test_skip_and_exit_from_student_code_do_not_pass_tests(attention_zip, tmp_path):
-    attack = '''
+    attack = """
 import pytest
 def softmax(x, dim=-1):
     pytest.skip("nothing to see")
 def scaled_dot_product_attention(q, k, v, mask=None):
     pytest.exit("done", returncode=0)
-'''
+"""
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     assert document["score"] == 0
 
@@ -259,7 +259,9 @@ def test_extra_files_in_the_upload_have_no_effect(attention_zip, tmp_path):
 
 @needs_root
 def test_worker_runs_as_the_unprivileged_user(attention_zip, tmp_path):
-    attack = "\nimport os\ndef causal_mask(n):\n    print('UID', os.getuid())\n    return torch.ones(n, n, dtype=torch.bool).triu(1)\n"
+    attack = (
+        "\nimport os\ndef causal_mask(n):\n    print('UID', os.getuid())\n    return torch.ones(n, n, dtype=torch.bool).triu(1)\n"
+    )
     document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
     assert "UID 0" not in feedback_text(document)
     assert "UID" in feedback_text(document)

@@ -12,7 +12,11 @@ def test_student_template_is_in_sync_with_the_sources(assignment_name):
     assignment = load_assignment(assignment_name, KIT)
     folder = KIT / "student_template" / assignment_name
     expected = student_files(assignment)
-    on_disk = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    on_disk = {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     stale = sorted(set(expected) ^ set(on_disk)) + sorted(k for k in expected if k in on_disk and expected[k] != on_disk[k])
     assert not stale, f"student_template/{assignment_name} is stale ({stale}); run `make release`"
 

@@ -51,11 +51,9 @@ def gradients(
                 "(was it detached, converted with .item()/.numpy(), or built with torch.tensor(...)?)"
             )
     targets = leaves + [p for _, p in named]
-    grads = torch.autograd.grad(
-        [o for o, _ in pairs], targets, [g.to(o.dtype) for o, g in pairs], allow_unused=True
-    )
+    grads = torch.autograd.grad([o for o, _ in pairs], targets, [g.to(o.dtype) for o, g in pairs], allow_unused=True)
     return {
         "output": output,
         "inputs": list(grads[: len(leaves)]),
-        "params": {name: g for (name, _), g in zip(named, grads[len(leaves):])},
+        "params": {name: g for (name, _), g in zip(named, grads[len(leaves) :])},
     }

@@ -81,9 +81,9 @@ def _softmax_last(scores: torch.Tensor) -> torch.Tensor:
     e = torch.exp(scores - m)                                           # (..., n_k), exp(-inf) = 0
     total = e.sum(dim=-1, keepdim=True)                                 # (..., 1)
     return e / torch.where(total > 0, total, torch.ones_like(total))    # (..., n_k), zero row stays 0
+
+
 # END HIDDEN
-
-
 class MultiHeadAttention(nn.Module):
     """Multi-head attention with ``nn.MultiheadAttention``'s parameters.
 
@@ -96,8 +96,9 @@ class MultiHeadAttention(nn.Module):
     * ``in_proj_bias`` (3d,), only when ``bias=True`` (``None`` otherwise), same row split;
     * ``out_proj``: an ``nn.Linear(d, d, bias=bias)`` submodule (W_O and its bias).
 
-    Initialise them as you like (e.g. Xavier-uniform weights, zero biases):
-    the grader loads its own weights.
+    Start ``__init__`` with ``super().__init__()``. Initialise the parameters
+    as you like (e.g. Xavier-uniform weights, zero biases): the grader loads
+    its own weights.
     """
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True) -> None:

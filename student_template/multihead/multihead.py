@@ -18,8 +18,8 @@ d_h = d / h (the width of one head), n_q / n_k = number of queries / keys.
 import math
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
+from torch import nn
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
@@ -57,8 +57,6 @@ def sinusoidal_positions(n_positions: int, d_model: int) -> torch.Tensor:
     raise NotImplementedError("sinusoidal_positions is not implemented yet")
 
 
-
-
 class MultiHeadAttention(nn.Module):
     """Multi-head attention with ``nn.MultiheadAttention``'s parameters.
 
@@ -71,8 +69,9 @@ class MultiHeadAttention(nn.Module):
     * ``in_proj_bias`` (3d,), only when ``bias=True`` (``None`` otherwise), same row split;
     * ``out_proj``: an ``nn.Linear(d, d, bias=bias)`` submodule (W_O and its bias).
 
-    Initialise them as you like (e.g. Xavier-uniform weights, zero biases):
-    the grader loads its own weights.
+    Start ``__init__`` with ``super().__init__()``. Initialise the parameters
+    as you like (e.g. Xavier-uniform weights, zero biases): the grader loads
+    its own weights.
     """
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True) -> None:

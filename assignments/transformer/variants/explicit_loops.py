@@ -78,7 +78,7 @@ def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, se
             loss.backward()
             torch.nn.utils.clip_grad_norm_(list(model.parameters()), max_norm=1.0)
             opt.step()
-            loss_sum += float(loss) * len(idx)
+            loss_sum += float(loss.detach()) * len(idx)
         train_losses.append(loss_sum / n)
         model.eval()
         with torch.no_grad():

@@ -8,7 +8,7 @@ the grader also tries masks of every shape, float32, gradients and more.
 import math
 
 import torch
-import torch.nn as nn
+from torch import nn
 
 from autograder.checks import expect_close, expect_shape, expect_true
 

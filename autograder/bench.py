@@ -1,0 +1,201 @@
+"""``python -m autograder bench``: how long grading takes and how much memory it needs.
+
+Per assignment, through the Gradescope entry point in a simulated tree:
+wall time for the reference and for a slow-but-correct variant, peak RSS
+summed over every grader process (sampled every 50 ms), the same grading at
+half a CPU (a 50% duty cycle of SIGSTOP/SIGCONT over the whole process tree,
+like a CPU quota), the students' public tests, and a baseline: importing
+torch and running the same suite in one process without isolation. Then
+batch throughput. ``--write-readme`` puts the table into README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import psutil
+
+from .config import KIT_ROOT, list_assignments, load_assignment
+from .release import build_zips
+from .selfcheck import read_catalogue, submission_source
+
+BUDGETS = {"grade_s": 30.0, "rss_mb": 600.0, "half_cpu_s": 120.0, "public_s": 10.0}
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def measure(cmd: list[str], cwd: Path, env: dict, duty: float = 1.0) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB summed over the process tree); ``duty`` < 1 throttles the tree."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0.0
+    done = threading.Event()
+
+    def throttle() -> None:
+        period = 0.1
+        while not done.is_set():
+            time.sleep(period * duty)
+            procs = _tree(proc.pid)
+            for p in procs:
+                try:
+                    p.send_signal(signal.SIGSTOP)
+                except psutil.Error:
+                    pass
+            time.sleep(period * (1 - duty))
+            for p in procs:
+                try:
+                    p.send_signal(signal.SIGCONT)
+                except psutil.Error:
+                    pass
+
+    if duty < 1:
+        threading.Thread(target=throttle, daemon=True).start()
+    while proc.poll() is None:
+        total = 0
+        for p in _tree(proc.pid):
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        peak = max(peak, total / 2**20)
+        time.sleep(0.05)
+    done.set()
+    return time.monotonic() - start, peak
+
+
+def _gradescope(assignment, source: str, duty: float = 1.0) -> tuple[float, float]:
+    from .gradescope_sim import environment, lay_out
+
+    with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
+        zip_path = Path(tmp) / "autograder.zip"
+        zip_path.write_bytes(build_zips(assignment)["autograder.zip"])
+        root = Path(tmp) / "root"
+        lay_out(zip_path, {assignment.submit_file: source.encode()}, root)
+        env = environment(root)
+        subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True, check=True)
+        return measure([str(root / "run_autograder")], root, env, duty)
+
+
+def _public(assignment) -> float:
+    with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
+        zip_path = Path(tmp) / "student.zip"
+        zip_path.write_bytes(build_zips(assignment)["student.zip"])
+        with zipfile.ZipFile(zip_path) as zf:
+            zf.extractall(tmp)
+        folder = Path(tmp) / assignment.name
+        (folder / assignment.submit_file).write_bytes(assignment.solution.read_bytes())
+        seconds, _ = measure([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], folder, dict(os.environ))
+        return seconds
+
+
+def _baseline(assignment) -> float:
+    """Import torch and run the same suites in one process, student code in-process (no isolation)."""
+    code = (
+        "import sys, pytest; sys.path.insert(0, %r); "
+        "from autograder.config import load_assignment; from autograder.grade import pytest_args; "
+        "from autograder.scoring import ScoringPlugin; from autograder.seam import LocalStudent; "
+        "a = load_assignment(%r); s = LocalStudent(a.module, a.solution, a.helpers); "
+        "sys.path.insert(0, str(a.tests_dir)); "
+        "pytest.main(pytest_args(a), plugins=[ScoringPlugin(a, s, float('inf'))])"
+    ) % (str(KIT_ROOT), assignment.name)
+    seconds, _ = measure([sys.executable, "-c", code], KIT_ROOT, dict(os.environ, OMP_NUM_THREADS="1"))
+    return seconds
+
+
+def _slow_variant(assignment):
+    variants = read_catalogue(assignment, "variant")
+    loops = [v for v in variants if "loop" in v.name]
+    return (loops or variants or [None])[0]
+
+
+def bench_assignment(name: str) -> dict:
+    assignment = load_assignment(name)
+    reference = submission_source(assignment, None)
+    row: dict = {"assignment": name}
+    row["grade_s"], row["rss_mb"] = _gradescope(assignment, reference)
+    slow = _slow_variant(assignment)
+    row["slow_variant"] = slow.name if slow else "-"
+    row["slow_s"] = _gradescope(assignment, submission_source(assignment, slow))[0] if slow else float("nan")
+    row["half_cpu_s"] = _gradescope(assignment, reference, duty=0.5)[0]
+    row["baseline_s"] = _baseline(assignment)
+    row["public_s"] = _public(assignment)
+    return row
+
+
+def bench_batch(name: str, n: int) -> float:
+    """Submissions per minute for grade-all on n copies of the reference."""
+    assignment = load_assignment(name)
+    with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
+        folder = Path(tmp) / "subs"
+        folder.mkdir()
+        for i in range(n):
+            (folder / f"student{i:03d}.py").write_text(assignment.solution.read_text())
+        seconds, _ = measure(
+            [sys.executable, "-m", "autograder", "grade-all", name, str(folder), "--out", str(Path(tmp) / "out")],
+            KIT_ROOT,
+            dict(os.environ),
+        )
+    return n / seconds * 60
+
+
+def table(rows: list[dict], batch: float | None, batch_name: str) -> str:
+    lines = [
+        "| assignment | grade reference (s) | slow correct style (s) | 1-process baseline (s) | peak RSS, all processes (MB) | at half a CPU (s) | public tests (s) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| `{r['assignment']}` | {r['grade_s']:.1f} | {r['slow_s']:.1f} (`{r['slow_variant']}`) | {r['baseline_s']:.1f} | "
+            f"{r['rss_mb']:.0f} | {r['half_cpu_s']:.1f} | {r['public_s']:.1f} |"
+        )
+    text = "\n".join(lines)
+    if batch is not None:
+        text += f"\n\nBatch grading (`grade-all`, {os.cpu_count()} cores, `{batch_name}` reference copies): {batch:.1f} submissions per minute."
+    budgets = ", ".join(f"{k} ≤ {v:g}" for k, v in BUDGETS.items())
+    text += f"\n\nBudgets: {budgets}; measured with `make bench` on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}."
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder bench")
+    parser.add_argument("assignments", nargs="*")
+    parser.add_argument("--write-readme", action="store_true")
+    parser.add_argument("--batch", type=int, default=8, help="submissions for the throughput run (0 to skip)")
+    args = parser.parse_args(argv)
+    names = args.assignments or list_assignments()
+    rows = []
+    for name in names:
+        print(f"benchmarking {name}...", flush=True)
+        rows.append(bench_assignment(name))
+    batch = bench_batch(names[0], args.batch) if args.batch else None
+    text = table(rows, batch, names[0])
+    print(text)
+    over = [f"{r['assignment']}: {k} {r[k]:.1f} > {v:g}" for r in rows for k, v in BUDGETS.items() if r[k] > v]
+    if over:
+        print("over budget:\n  " + "\n  ".join(over))
+    if args.write_readme:
+        readme = KIT_ROOT / "README.md"
+        content = readme.read_text()
+        start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+        block = f"{start}\n{text}\n{end}"
+        if start in content:
+            content = content[: content.index(start)] + block + content[content.index(end) + len(end) :]
+        else:
+            content = content.replace("BENCH-TABLE", block)
+        readme.write_text(content)
+    return 0
