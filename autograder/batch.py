@@ -16,8 +16,9 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import zipfile
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,17 +115,32 @@ def _contains_file(path: Path, filename: str) -> bool:
     return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
 
 
-def grade_one(assignment: Assignment, sub: Submission, results: Path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", assignment.name, str(sub.path), "--results", str(results)],
-        cwd=KIT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=assignment.run_timeout + 120,
-    )
-    if not results.is_file():
-        raise BatchError(f"the grader wrote no results for {sub.sid}: {proc.stderr[-500:]}")
-    return json.loads(results.read_text())
+def parallel_grade(assignment: Assignment, jobs: list[tuple[Path, Path]], processes: int = 0, on_done=None) -> None:
+    """Grade (upload, results) pairs with ``processes`` grader processes (``grade-many``) at once.
+
+    Each grader process has its own worker user slot (``KIT_WORKER_SLOT``), so
+    students graded at the same time cannot signal each other's workers.
+    """
+    processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
+    chunks = [jobs[i::processes] for i in range(processes)]
+
+    def run(slot: int, chunk: list[tuple[Path, Path]]) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump([[str(u), str(r)] for u, r in chunk], f)
+        env = dict(os.environ, KIT_WORKER_SLOT=str(slot))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
+            cwd=KIT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )
+        for line in proc.stdout:
+            if on_done and ": " in line and not line.startswith((".", "F")):
+                on_done(line.rsplit(": ", 1)[0])
+        proc.wait()
+        os.unlink(f.name)
+
+    with ThreadPoolExecutor(max_workers=processes) as pool:
+        for future in [pool.submit(run, i, chunk) for i, chunk in enumerate(chunks) if chunk]:
+            future.result()
 
 
 def write_gradebook(path: Path, subs: list[Submission], documents: dict[str, dict]) -> None:
@@ -188,19 +204,21 @@ def main(args: argparse.Namespace) -> int:
         progress = tqdm(total=len(todo), unit="submission", desc=f"grading {assignment.name}")
     except ImportError:  # pragma: no cover - tqdm is in requirements-dev
         progress = None
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_one, assignment, s, out / "results" / f"{s.sid}.json"): s for s in todo}
-        for future in as_completed(futures):
-            s = futures[future]
-            try:
-                documents[s.sid] = future.result()
-            except (BatchError, subprocess.TimeoutExpired) as exc:
-                print(f"error grading {s.sid}: {exc}", file=sys.stderr)
-                documents[s.sid] = {"score": 0, "tests": [], "output": str(exc)}
-            if progress:
-                progress.update(1)
+    parallel_grade(
+        assignment,
+        [(s.path, out / "results" / f"{s.sid}.json") for s in todo],
+        jobs,
+        on_done=(lambda _upload: progress.update(1)) if progress else None,
+    )
     if progress:
         progress.close()
+    for s in todo:
+        path = out / "results" / f"{s.sid}.json"
+        if path.is_file():
+            documents[s.sid] = json.loads(path.read_text())
+        else:  # the grader process itself died: say so rather than guess a score
+            print(f"error: no results for {s.sid}; regrade it with `grade`", file=sys.stderr)
+            documents[s.sid] = {"score": 0, "tests": [], "output": "not graded (grader error)"}
     write_gradebook(out / "gradebook.csv", subs, documents)
     from .report import write_report
 

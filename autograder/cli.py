@@ -27,6 +27,16 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_grade_many(args: argparse.Namespace) -> int:
+    import json
+
+    from .grade import grade_many
+
+    jobs = [(Path(u), Path(r)) for u, r in json.loads(Path(args.jobs_file).read_text())]
+    grade_many(load_assignment(args.assignment), jobs)
+    return 0
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -77,6 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("selfcheck", help="grade reference, stub, variants and mistakes; print the mutation table")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_selfcheck)
+
+    p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
+    p.add_argument("assignment")
+    p.add_argument("jobs_file")
+    p.set_defaults(func=_cmd_grade_many)
 
     p = sub.add_parser("bench", help="measure grading time and memory (see autograder/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER)

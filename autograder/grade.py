@@ -71,6 +71,7 @@ def grade_submission(
     upload: Path,
     results_path: Path | None = None,
     diagnose: bool = True,
+    zygote=None,
 ) -> Grade:
     """Grade ``upload`` (file, folder or zip). Never raises for anything the student did."""
     started = time.monotonic()
@@ -117,7 +118,8 @@ def grade_submission(
         if not lost and tests:
             summary += " Every test passed."
         messages.insert(0, summary)
-        document = results_document(tests, "\n\n".join(messages), time.monotonic() - started)
+        extra = {"config_errors": plugin.config_errors} if plugin.config_errors else None
+        document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra)
         return _finish(results_path, document, plugin.config_errors)
     except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result
         import traceback
@@ -154,3 +156,20 @@ def format_table(document: dict[str, Any]) -> str:
         lines.append("")
         lines.append(document["output"])
     return "\n".join(lines)
+
+
+def grade_many(assignment: Assignment, jobs: list[tuple[Path, Path]]) -> None:
+    """Grade several submissions in this one process, forking each worker from a shared template.
+
+    Saves the grader's and the worker's start-up (importing torch) for every
+    submission after the first; each submission still gets a fresh worker.
+    """
+    from .sandbox import Zygote
+
+    zygote = Zygote(list(assignment.banned))
+    try:
+        for upload, results in jobs:
+            grade = grade_submission(assignment, upload, results, zygote=zygote)
+            print(f"{upload}: {grade.score:g}", flush=True)
+    finally:
+        zygote.close()

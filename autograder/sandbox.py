@@ -20,12 +20,14 @@ What it guarantees (the README's threat model has the long form):
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import pwd
 import queue
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,13 @@ import psutil
 from .worker import wire
 
 STUDENT_USER = "kit-student"
+
+
+def student_user_name() -> str:
+    """kit-student, or kit-student-<slot> for one of several graders running at once (batch grading),
+    so that concurrent students' workers cannot signal each other."""
+    slot = os.environ.get("KIT_WORKER_SLOT", "")
+    return f"{STUDENT_USER}-{slot}" if slot.isdigit() else STUDENT_USER
 WORKER_PACKAGE = Path(__file__).parent / "worker"
 
 
@@ -74,18 +83,23 @@ def ensure_student_user() -> pwd.struct_passwd | None:
     """The unprivileged account student code runs as; None when we are not root."""
     if not running_as_root():
         return None
+    name = student_user_name()
     try:
-        return pwd.getpwnam(STUDENT_USER)
+        return pwd.getpwnam(name)
     except KeyError:
         pass
     useradd = shutil.which("useradd") or "/usr/sbin/useradd"
-    subprocess.run(
-        [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", STUDENT_USER],
-        check=False,
-        capture_output=True,
-    )
+    for _ in range(10):  # useradd fails while another grader holds the passwd lock
+        done = subprocess.run(
+            [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+            check=False,
+            capture_output=True,
+        )
+        if done.returncode in (0, 9):  # 9: already exists
+            break
+        time.sleep(0.3)
     try:
-        return pwd.getpwnam(STUDENT_USER)
+        return pwd.getpwnam(name)
     except KeyError:
         return pwd.getpwnam("nobody")
 
@@ -161,6 +175,145 @@ class OutputCapture:
         return text
 
 
+def _worker_env(scratch: Path) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(scratch),
+        "TMPDIR": str(scratch),
+        "LANG": "C.UTF-8",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MALLOC_ARENA_MAX": "2",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def _limit_preexec(limits: Limits, switched: bool):
+    nproc = limits.nproc_backstop if switched else None
+
+    def apply_limits() -> None:  # runs in the child, after the user switch
+        mb = 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+    return apply_limits
+
+
+def _make_staging(user: pwd.struct_passwd | None, runtime: bool, files: dict[str, Path]) -> Path:
+    """A fresh folder readable by the worker: optionally the worker runtime, the given files, a scratch dir."""
+    staging = Path(tempfile.mkdtemp(prefix="kit-worker-"))
+    if runtime:
+        shutil.copytree(WORKER_PACKAGE, staging / "_kit_worker", ignore=shutil.ignore_patterns("__pycache__"))
+    for name, source in files.items():
+        shutil.copyfile(source, staging / name)
+    scratch = staging / "scratch"
+    scratch.mkdir()
+    for path in [staging, *staging.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    if user:
+        os.chown(scratch, user.pw_uid, user.pw_gid)
+    return staging
+
+
+def _kill_tree(procs: list[psutil.Process]) -> None:
+    for _ in range(20):
+        procs = [p for p in procs if p.pid != os.getpid() and _running(p)]
+        if not procs:
+            return
+        for p in procs:
+            try:
+                p.send_signal(signal.SIGKILL)
+            except psutil.Error:
+                pass
+        psutil.wait_procs(procs, timeout=0.5)
+        _reap_children()
+
+
+def _running(p: psutil.Process) -> bool:
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+class Zygote:
+    """A worker template that has imported torch once and forks a fresh worker per submission.
+
+    Same user, limits and environment as a worker, and it never imports student
+    code itself, so a forked worker is exactly a freshly started one minus the
+    ~1.5 s of imports. Used when one grader process grades many submissions.
+    """
+
+    def __init__(self, banned: list[str] | None = None, limits: Limits = Limits(), python: str | None = None) -> None:
+        self.banned = list(banned or [])
+        self.limits = limits
+        self.python = python or sys.executable
+        self.user = ensure_student_user()
+        if self.user:
+            make_interpreter_reachable(self.python)
+        _become_subreaper()
+        self._staging = _make_staging(self.user, runtime=True, files={})
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = _worker_env(self._staging / "scratch")
+        env["KIT_CONTROL_FD"] = str(theirs.fileno())
+        code = f"import sys; sys.path.insert(0, {str(self._staging)!r}); from _kit_worker import server; server.zygote_main({self.banned!r})"
+        extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if self.user else {}
+        self.proc = subprocess.Popen(
+            [self.python, "-I", "-B", "-c", code],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(theirs.fileno(),),
+            cwd=self._staging / "scratch",
+            env=env,
+            start_new_session=True,
+            preexec_fn=_limit_preexec(limits, bool(self.user)),
+            **extra,
+        )
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(120)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self, module_name: str, module_path: Path, helpers_path: Path | None, scratch: Path) -> tuple[int, int, int, int]:
+        """Fork a worker; returns (pid, request write fd, answer read fd, output read fd)."""
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        output_r, output_w = os.pipe()
+        spec = {"module": module_name, "path": str(module_path), "helpers": str(helpers_path) if helpers_path else None, "scratch": str(scratch)}
+        try:
+            socket.send_fds(self.control, [json.dumps(spec).encode()], [request_r, answer_w, output_w])
+            reply = self.control.recv(4096)
+        finally:
+            for fd in (request_r, answer_w, output_w):
+                os.close(fd)
+        if not reply:
+            raise WorkerDied("the worker template stopped")
+        return int(json.loads(reply)["pid"]), request_w, answer_r, output_r
+
+    def close(self) -> None:
+        try:
+            self.control.close()
+        except OSError:
+            pass
+        try:
+            procs = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
+        except psutil.Error:
+            procs = []
+        _kill_tree(procs)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        shutil.rmtree(self._staging, ignore_errors=True)
+
+
 class Worker:
     """One worker process holding the student's module. Start it, ask it, kill it."""
 
@@ -172,6 +325,7 @@ class Worker:
         banned: list[str] | None = None,
         limits: Limits = Limits(),
         python: str | None = None,
+        zygote: Zygote | None = None,
     ) -> None:
         self.module_name = module_name
         self.student_file = Path(student_file)
@@ -179,10 +333,12 @@ class Worker:
         self.banned = list(banned or [])
         self.limits = limits
         self.python = python or sys.executable
+        self.zygote = zygote
         self.user = ensure_student_user()
         if self.user:
             make_interpreter_reachable(self.python)
         self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
         self.output: OutputCapture | None = None
         self._answers: queue.Queue = queue.Queue()
         self._staging: Path | None = None
@@ -194,80 +350,52 @@ class Worker:
         return self.user.pw_name if self.user else None
 
     # -- life cycle -----------------------------------------------------------
-    def _stage(self) -> Path:
-        """A fresh folder with only the worker runtime and the student's file in it."""
-        staging = Path(tempfile.mkdtemp(prefix="kit-worker-"))
-        shutil.copytree(WORKER_PACKAGE, staging / "_kit_worker", ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copyfile(self.student_file, staging / f"{self.module_name}.py")
-        if self.helpers_file:
-            shutil.copyfile(self.helpers_file, staging / "_kit_helpers.py")
-        scratch = staging / "scratch"
-        scratch.mkdir()
-        for path in [staging, *staging.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        if self.user:
-            os.chown(scratch, self.user.pw_uid, self.user.pw_gid)
-        return staging
-
     def start(self) -> None:
         self._foreign = {p.pid for p in psutil.Process().children(recursive=True)}
-        self._staging = self._stage()
-        request_r, request_w = os.pipe()
-        answer_r, answer_w = os.pipe()
-        limits = self.limits
-        nproc = limits.nproc_backstop if self.user else None
-
-        def apply_limits() -> None:  # runs in the child, after the user switch
-            mb = 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mb,) * 2)
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mb,) * 2)
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            if nproc:
-                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-
-        staging = self._staging
-        env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": str(staging / "scratch"),
-            "TMPDIR": str(staging / "scratch"),
-            "LANG": "C.UTF-8",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "MALLOC_ARENA_MAX": "2",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0",
-            "KIT_REQUEST_FD": str(request_r),
-            "KIT_ANSWER_FD": str(answer_w),
-        }
-        helpers = repr(str(staging / "_kit_helpers.py")) if self.helpers_file else "None"
-        code = (
-            f"import sys; sys.path.insert(0, {str(staging)!r}); "
-            "from _kit_worker import server; "
-            f"server.main({self.module_name!r}, {str(staging / (self.module_name + '.py'))!r}, "
-            f"{helpers}, {self.banned!r})"
-        )
-        extra = {}
-        if self.user:
-            extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
-        self.proc = subprocess.Popen(
-            [self.python, "-I", "-B", "-c", code],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            pass_fds=(request_r, answer_w),
-            cwd=staging / "scratch",
-            env=env,
-            start_new_session=True,
-            preexec_fn=apply_limits,
-            **extra,
-        )
-        os.close(request_r)
-        os.close(answer_w)
+        files = {f"{self.module_name}.py": self.student_file}
+        if self.helpers_file:
+            files["_kit_helpers.py"] = self.helpers_file
+        use_zygote = self.zygote is not None and self.zygote.alive()
+        self._staging = staging = _make_staging(self.user, runtime=not use_zygote, files=files)
+        module_path = staging / f"{self.module_name}.py"
+        helpers_path = staging / "_kit_helpers.py" if self.helpers_file else None
+        if use_zygote:
+            self.pid, request_w, answer_r, output_r = self.zygote.spawn(self.module_name, module_path, helpers_path, staging / "scratch")
+            output = os.fdopen(output_r, "rb")
+        else:
+            request_r, request_w = os.pipe()
+            answer_r, answer_w = os.pipe()
+            env = _worker_env(staging / "scratch")
+            env["KIT_REQUEST_FD"] = str(request_r)
+            env["KIT_ANSWER_FD"] = str(answer_w)
+            code = (
+                f"import sys; sys.path.insert(0, {str(staging)!r}); "
+                "from _kit_worker import server; "
+                f"server.main({self.module_name!r}, {str(module_path)!r}, "
+                f"{repr(str(helpers_path)) if helpers_path else 'None'}, {self.banned!r})"
+            )
+            extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if self.user else {}
+            self.proc = subprocess.Popen(
+                [self.python, "-I", "-B", "-c", code],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(request_r, answer_w),
+                cwd=staging / "scratch",
+                env=env,
+                start_new_session=True,
+                preexec_fn=_limit_preexec(self.limits, bool(self.user)),
+                **extra,
+            )
+            self.pid = self.proc.pid
+            os.close(request_r)
+            os.close(answer_w)
+            output = self.proc.stdout
         self._requests = os.fdopen(request_w, "wb")
         self._answers = queue.Queue()
         answers = os.fdopen(answer_r, "rb")
         threading.Thread(target=self._read_answers, args=(answers, self._answers), daemon=True).start()
-        self.output = OutputCapture(self.proc.stdout, limits.output_bytes)
+        self.output = OutputCapture(output, self.limits.output_bytes)
 
     @staticmethod
     def _read_answers(stream, sink: queue.Queue) -> None:
@@ -279,7 +407,22 @@ class Worker:
                 return
 
     def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        if self.proc is not None:
+            return self.proc.poll() is None
+        if self.pid is None:
+            return False
+        try:
+            return _running(psutil.Process(self.pid))
+        except psutil.Error:
+            return False
+
+    def _exit_code(self) -> int | None:
+        if self.proc is None:
+            return None
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return None
 
     def request(self, message: dict, deadline: float) -> dict:
         """Send one request and wait for its answer until ``deadline`` (time.monotonic)."""
@@ -303,16 +446,16 @@ class Worker:
                     raise WorkerMemory() from None  # (or too many processes)
                 continue
             if isinstance(answer, BaseException):
-                code = self.proc.wait(timeout=5) if self.proc else None
+                code = self._exit_code()
                 self.kill()
                 raise WorkerDied(_describe_exit(code))
             return answer
 
     def _processes(self) -> list[psutil.Process]:
         procs: dict[int, psutil.Process] = {}
-        if self.proc is not None:
+        if self.pid is not None:
             try:
-                root = psutil.Process(self.proc.pid)
+                root = psutil.Process(self.pid)
                 procs[root.pid] = root
                 for child in root.children(recursive=True):
                     procs[child.pid] = child
@@ -341,17 +484,7 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker and everything it started; safe to call twice."""
-        for _ in range(20):
-            procs = [p for p in self._processes() if p.pid != os.getpid()]
-            if not procs:
-                break
-            for p in procs:
-                try:
-                    p.send_signal(signal.SIGKILL)
-                except psutil.Error:
-                    pass
-            psutil.wait_procs(procs, timeout=0.5)
-            _reap_children()
+        _kill_tree(self._processes())
         if self.proc is not None:
             try:
                 self.proc.wait(timeout=5)

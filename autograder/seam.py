@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .checks import Feedback
-from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerTimeout
+from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerTimeout, Zygote
 from .worker import ops, wire
 
 
@@ -64,7 +64,9 @@ class RemoteStudent:
         banned: list[str] | None = None,
         limits: Limits = Limits(),
         load_timeout: float = 120.0,
+        zygote: Zygote | None = None,
     ) -> None:
+        self.zygote = zygote
         self.module_name = module_name
         self.student_file = Path(student_file)
         self.helpers_file = helpers_file
@@ -87,7 +89,9 @@ class RemoteStudent:
             return self.worker
         if self.worker is not None:
             self.worker.kill()
-        self.worker = Worker(self.module_name, self.student_file, self.helpers_file, self.banned, self.limits)
+        self.worker = Worker(
+            self.module_name, self.student_file, self.helpers_file, self.banned, self.limits, zygote=self.zygote
+        )
         self.worker.start()
         self.generation += 1
         self.starts += 1

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,7 +81,7 @@ def _fingerprint(assignment: Assignment) -> str:
     return h.hexdigest()
 
 
-def grade_sources(assignment: Assignment, sources: dict[str, str], jobs: int = 0) -> dict[str, dict]:
+def grade_sources(assignment: Assignment, sources: dict[str, str], jobs_n: int = 0) -> dict[str, dict]:
     """Grade each ``{label: source}`` through the real CLI (isolated worker), in parallel, cached."""
     CACHE.mkdir(parents=True, exist_ok=True)
     base = _fingerprint(assignment)
@@ -96,29 +95,23 @@ def grade_sources(assignment: Assignment, sources: dict[str, str], jobs: int = 0
         else:
             todo.append((label, source, cached))
 
-    def run(item: tuple[str, str, Path]) -> None:
-        label, source, cached = item
-        with tempfile.TemporaryDirectory(prefix="kit-check-") as tmp:
-            sub = Path(tmp) / "upload"
-            sub.mkdir()
-            (sub / assignment.submit_file).write_text(source)
-            out = Path(tmp) / "results.json"
-            proc = subprocess.run(
-                [sys.executable, "-m", "autograder", "grade", assignment.name, str(sub), "--results", str(out)],
-                cwd=KIT_ROOT,
-                capture_output=True,
-                text=True,
-                timeout=900,
-            )
-            document = json.loads(out.read_text()) if out.is_file() else {"score": None, "tests": []}
-            document["_exit_code"] = proc.returncode
-            document["_stderr"] = proc.stderr[-3000:]
-        if proc.returncode == 0:
-            cached.write_text(json.dumps(document))
-        results[label] = document
+    from .batch import parallel_grade
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        list(pool.map(run, todo))
+    with tempfile.TemporaryDirectory(prefix="kit-check-") as tmp:
+        jobs = []
+        for i, (_label, source, _cached) in enumerate(todo):
+            upload = Path(tmp) / f"upload{i}"
+            upload.mkdir()
+            (upload / assignment.submit_file).write_text(source)
+            jobs.append((upload, Path(tmp) / f"results{i}.json"))
+        parallel_grade(assignment, jobs, jobs_n)
+        for (label, _source, cached), (_upload, out) in zip(todo, jobs):
+            document = json.loads(out.read_text()) if out.is_file() else {"score": None, "tests": []}
+            broken = not out.is_file() or document.get("extra_data", {}).get("config_errors")
+            document["_exit_code"] = 1 if broken else 0
+            if document["_exit_code"] == 0:
+                cached.write_text(json.dumps(document))
+            results[label] = document
     return results
 
 

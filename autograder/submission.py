@@ -83,6 +83,9 @@ def find_submission_file(upload: Path, filename: str, workdir: Path) -> tuple[Pa
         (lambda p: p.name.lower() == filename.lower(), "graded {found} as {filename} (the name's capitals differ)."),
         (lambda p: bool(duplicate.match(p.name)), "graded {found} as {filename}; please name the file exactly {filename}."),
     ]
+    if upload.is_file() and upload.suffix == ".py":
+        # A single .py file named explicitly (the CLI): that is the file to grade.
+        rules.append((lambda p: p == upload, "graded {found} as {filename}."))
     for matches, note in rules:
         found = sorted((p for p in files if matches(p)), key=lambda p: (len(p.parts), str(p)))
         if found:

@@ -101,17 +101,72 @@ def describe_exception(exc: BaseException, student_file: str) -> dict:
     return {"type": type(exc).__name__, "message": message[:2000], "where": where}
 
 
-def main(module_name: str, module_path: str, helpers_path: str | None, banned: list[str]) -> None:
-    requests = os.fdopen(int(os.environ["KIT_REQUEST_FD"]), "rb", buffering=0)
-    answers = os.fdopen(int(os.environ["KIT_ANSWER_FD"]), "wb")
+def _prepare(banned: list[str]) -> None:
     sys.stdin = open(os.devnull)
     try:
+        import numpy  # noqa: F401 - imported once here, before any student code
         import torch
 
         torch.set_num_threads(1)
-    except Exception:  # noqa: BLE001 - a broken torch shows up as an import error below
+    except Exception:  # noqa: BLE001 - a broken torch shows up as an import error later
         pass
     guards.install(banned)
+
+
+def main(module_name: str, module_path: str, helpers_path: str | None, banned: list[str]) -> None:
+    _prepare(banned)
+    serve(module_name, module_path, helpers_path, int(os.environ["KIT_REQUEST_FD"]), int(os.environ["KIT_ANSWER_FD"]))
+
+
+def zygote_main(banned: list[str]) -> None:
+    """Import everything once, then fork one fresh worker per request on the control socket.
+
+    Never imports student code itself. Non-dumpable, so a worker (same user)
+    cannot ptrace it to tamper with the workers forked after it.
+    """
+    import ctypes
+    import json
+    import signal
+    import socket
+
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+    except (OSError, AttributeError):
+        pass
+    _prepare(banned)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped automatically
+    control = socket.socket(fileno=int(os.environ.pop("KIT_CONTROL_FD")))
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 65536, 3)
+        except OSError:
+            return
+        if not data:
+            return
+        spec = json.loads(data)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                control.close()
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                os.dup2(fds[2], 1)
+                os.dup2(fds[2], 2)
+                os.close(fds[2])
+                os.chdir(spec["scratch"])
+                os.environ["HOME"] = os.environ["TMPDIR"] = spec["scratch"]
+                serve(spec["module"], spec["path"], spec["helpers"], fds[0], fds[1])
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(json.dumps({"pid": pid}).encode())
+
+
+def serve(module_name: str, module_path: str, helpers_path: str | None, request_fd: int, answer_fd: int) -> None:
+    requests = os.fdopen(request_fd, "rb", buffering=0)
+    answers = os.fdopen(answer_fd, "wb")
     server = Server(module_name, module_path, helpers_path)
     while True:
         try:

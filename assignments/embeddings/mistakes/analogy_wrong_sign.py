@@ -5,8 +5,8 @@ analogy(E, vocab, "man", "king", "woman") that is king - man + woman, which land
 lands among the commoners.
 """
 CAUGHT_BY = [
-    "hidden/test_analogy.py::test_matches_reference",
     "hidden/test_analogy.py::test_course_analogy",
+    "hidden/test_analogy.py::test_matches_reference",
     "public/test_embeddings_public.py::test_course_results",
 ]
 

@@ -4,8 +4,8 @@ Your cosine changes when the second vector is scaled. cos(a, b) = a·b / (|a| |b
 so the result only measures the angle and lies in [-1, 1].
 """
 CAUGHT_BY = [
-    "hidden/test_cosine_similarity.py::test_random_vectors",
     "hidden/test_cosine_similarity.py::test_angles",
+    "hidden/test_cosine_similarity.py::test_random_vectors",
     "public/test_embeddings_public.py::test_cosine_and_nearest",
 ]
 

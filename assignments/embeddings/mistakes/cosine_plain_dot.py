@@ -4,8 +4,8 @@ a·b grows with the vectors' lengths; cosine similarity divides it by |a| |b| so
 (For the unit rows of svd_embeddings the two coincide, which is why this can look right on the course's vectors.)
 """
 CAUGHT_BY = [
-    "hidden/test_cosine_similarity.py::test_random_vectors",
     "hidden/test_cosine_similarity.py::test_angles",
+    "hidden/test_cosine_similarity.py::test_random_vectors",
     "public/test_embeddings_public.py::test_cosine_and_nearest",
 ]
 

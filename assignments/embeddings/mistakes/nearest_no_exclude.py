@@ -1,16 +1,17 @@
 """nearest ignores `exclude` (so analogy answers with one of its own query words).
 
-The words in `exclude` must be skipped. In an analogy, E[b] - E[a] + E[c] is usually closest to b or c itself,
-so without the exclusion "king - man + woman" answers "king" instead of queen.
+The words in `exclude` must be skipped (the query word itself, stop words...). In an analogy the target
+E[b] - E[a] + E[c] is usually closest to b or c itself, so without the exclusion the "answer" is often just one
+of the three words you asked about.
 """
 CAUGHT_BY = [
-    "hidden/test_nearest.py::test_matches_reference",
-    "hidden/test_nearest.py::test_exclude",
-    "hidden/test_nearest.py::test_n_respected",
-    "hidden/test_analogy.py::test_matches_reference",
     "hidden/test_analogy.py::test_excludes_inputs",
+    "hidden/test_analogy.py::test_matches_reference",
     "hidden/test_course_results.py::test_bank_neighbours",
+    "hidden/test_nearest.py::test_exclude",
+    "hidden/test_nearest.py::test_matches_reference",
     "public/test_embeddings_public.py::test_cosine_and_nearest",
+    "public/test_embeddings_public.py::test_course_results",
 ]
 
 

@@ -4,8 +4,8 @@ Each ROW is one word's one-hot vector: the shape is (len(indices), vocab_size), 
 (W of shape (V, d)) gives the (n, d) lookup W[ids].
 """
 CAUGHT_BY = [
-    "hidden/test_one_hot.py::test_values",
     "hidden/test_one_hot.py::test_embedding_lookup",
+    "hidden/test_one_hot.py::test_values",
     "public/test_embeddings_public.py::test_one_hot_example",
 ]
 

@@ -6,8 +6,8 @@ np.errstate is not enough: compute the ratio only where C > 0 (np.divide(..., ou
 and return zeros when C.sum() is 0.
 """
 CAUGHT_BY = [
-    "hidden/test_ppmi.py::test_zero_counts",
     "hidden/test_ppmi.py::test_all_zero_matrix",
+    "hidden/test_ppmi.py::test_zero_counts",
 ]
 
 

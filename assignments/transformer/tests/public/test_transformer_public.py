@@ -71,8 +71,11 @@ def test_lm_loss_shifts_targets(student, gen):
     x = torch.randint(8, (3, 9), generator=gen)
     logits = torch.as_tensor(model(x[:, :-1])).double()
     want = F.cross_entropy(logits.reshape(-1, 8), x[:, 1:].reshape(-1))
+    got = torch.as_tensor(student.lm_loss(model, x))
+    what = f"lm_loss(model, tokens of shape {tuple(x.shape)})"
+    expect_true(got.numel() == 1, f"{what}: expected one number (the mean), got shape {tuple(got.shape)}.")
     expect_close(
-        student.lm_loss(model, x), want, f"lm_loss(model, tokens of shape {tuple(x.shape)})",
+        got.reshape(1), want.reshape(1), what,
         atol=1e-5,  # float32 model
         hint="Inputs tokens[:, :-1], targets tokens[:, 1:]: position t predicts the NEXT token.",
     )
