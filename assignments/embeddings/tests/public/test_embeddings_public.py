@@ -59,16 +59,26 @@ def test_svd_shape_and_unit_rows(student):
                  "the row lengths of svd_embeddings(M, 2)", atol=1e-10, hint="Divide each row by its length.")
 
 
-def test_cosine_and_nearest(student):
-    """nearest: ranks by cosine, most similar first, skipping excluded words"""
+def test_cosine_example(student):
+    """cosine_similarity: cosine([3, 4], [4, 3]) is 24/25"""
+    # 1e-12: a few float64 operations
     expect_close(student.cosine_similarity(np.array([3.0, 4.0]), np.array([4.0, 3.0])), 24 / 25,
-                 "cosine_similarity([3, 4], [4, 3])", atol=1e-12, hint="a·b / (|a| |b|) = 24 / 25.")
+                 "cosine_similarity([3, 4], [4, 3])", atol=1e-12, hint="a·b / (|a| |b|) = 24 / (5 * 5).",
+                 call={"fn": "cosine_similarity", "args": (np.array([3.0, 4.0]), np.array([4.0, 3.0])), "kwargs": {}})
+    expect_close(student.cosine_similarity(np.array([2.0, 0.0]), np.array([0.0, 7.0])), 0.0,
+                 "cosine_similarity([2, 0], [0, 7])", atol=1e-12, hint="Orthogonal vectors have cosine 0.")
+
+
+def test_nearest_example(student):
+    """nearest: ranks by cosine, most similar first, skipping excluded words"""
     E = np.array([[10.0, 10.0], [1.0, 0.0], [0.0, -3.0], [0.8, 0.1]])
     vocab = ["long", "aligned", "opposite", "close"]
     got = list(student.nearest(E, vocab, np.array([1.0, 0.0]), 2, exclude=("aligned",)))
     expect_true(got == ["close", "long"],
-                f"nearest(E, vocab, [1, 0], 2, exclude=('aligned',)): expected ['close', 'long'] (cosines 0.99, "
-                f"0.71; 'aligned' is excluded), got {got}.")
+                f"nearest(E, vocab, [1, 0], 2, exclude=('aligned',)) with rows long=[10, 10], aligned=[1, 0], "
+                f"opposite=[0, -3], close=[0.8, 0.1]: expected ['close', 'long'] (cosines 0.99 and 0.71; 'aligned' "
+                f"is excluded), got {got}. Rank by cosine (not dot product), highest first, skip excluded words "
+                "before keeping n.")
 
 
 def test_course_results(student):

@@ -91,20 +91,23 @@ def test_train_copy_learns_to_copy(student, reference, seed, gen):
     """train_copy: 1,000 steps at length 8 copy held-out sequences with free-running accuracy >= 0.98"""
     length, steps = 8, 1000
     # Over 19 seeds the reference ended between 0.984 and 0.999, so a single unlucky run of a
-    # correct solution could land near 0.98. A second seed is tried only when the first
-    # falls short: a correct train_copy misses on both with negligible probability, while
-    # the real mistakes (SGD, the wrong target, no zero_grad) stay far below on every seed.
+    # correct solution could land near 0.98. A second seed is tried only when the first run
+    # falls just short (0.9 to 0.98): a correct train_copy misses on both with negligible
+    # probability, while the real mistakes (SGD, the wrong target, a broken model) end far
+    # below 0.9 and are not trained twice.
     runs = []
     for attempt_seed in (seed, seed + 1):
         losses, accuracy = _train_and_score(student, reference, attempt_seed, gen, length, steps)
         runs.append((accuracy, losses[0], losses[-1]))
         if accuracy >= 0.98:
             return
+        if accuracy < 0.9:
+            break
     report = "; ".join(f"seed {i + 1}: accuracy {a:.3f}, loss {l0:.3f} -> {l1:.3f}" for i, (a, l0, l1) in enumerate(runs))
     expect_true(
         False,
         f"train_copy(AttnSeq2Seq(), length={length}, steps={steps}, batch_size=64, lr=3e-3): the free-running "
-        f"accuracy on 1,000 held-out sequences stayed below 0.98 with two different seeds ({report}; the "
+        f"accuracy on 1,000 held-out sequences stayed below 0.98 ({report}; the "
         "reference ends near 0.99 with a loss near 0.02). Train with the target src (not tgt_in), "
         "torch.optim.Adam at lr=3e-3, zero_grad every step and clipping at 1.0.",
     )
