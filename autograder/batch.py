@@ -115,8 +115,8 @@ def _contains_file(path: Path, filename: str) -> bool:
     return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
 
 
-def parallel_grade(assignment: Assignment, jobs: list[tuple[Path, Path]], processes: int = 0, on_done=None) -> None:
-    """Grade (upload, results) pairs with ``processes`` grader processes (``grade-many``) at once.
+def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0, on_done=None) -> None:
+    """Grade (upload, results[, seed]) jobs with ``processes`` grader processes (``grade-many``) at once.
 
     Each grader process has its own worker user slot (``KIT_WORKER_SLOT``), so
     students graded at the same time cannot signal each other's workers.
@@ -124,9 +124,9 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple[Path, Path]], proces
     processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
     chunks = [jobs[i::processes] for i in range(processes)]
 
-    def run(slot: int, chunk: list[tuple[Path, Path]]) -> None:
+    def run(slot: int, chunk: list[tuple]) -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump([[str(u), str(r)] for u, r in chunk], f)
+            json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
         env = dict(os.environ, KIT_WORKER_SLOT=str(slot))
         proc = subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],

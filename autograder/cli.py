@@ -32,7 +32,7 @@ def _cmd_grade_many(args: argparse.Namespace) -> int:
 
     from .grade import grade_many
 
-    jobs = [(Path(u), Path(r)) for u, r in json.loads(Path(args.jobs_file).read_text())]
+    jobs = [(Path(job[0]), Path(job[1]), *job[2:]) for job in json.loads(Path(args.jobs_file).read_text())]
     grade_many(load_assignment(args.assignment), jobs)
     return 0
 
