@@ -21,6 +21,7 @@ import pytest
 
 from .config import Assignment
 from .results import failure_document, results_document, write_results
+from .sandbox import running_as_root
 from .scoring import ScoringPlugin
 from .seam import RemoteStudent
 from .submission import SubmissionProblem, find_submission_file, normalise_source
@@ -90,6 +91,12 @@ def grade_submission(
 
         student = RemoteStudent(assignment.module, normalised, assignment.helpers, list(assignment.banned))
         messages = [note] if note else []
+        if not running_as_root():
+            print(
+                "[grader] not running as root: student code runs in a separate, limited process, "
+                "but as the same user (no user switch); grade as root for full isolation.",
+                file=sys.stderr,
+            )
         load_error = student.load()
         if load_error:
             messages.append(load_error)

@@ -19,6 +19,9 @@ SDPA_SHAPES = {
     "batch": ((2, 4, 6), (2, 7, 6), (2, 7, 10)),
     "batch+heads": ((2, 3, 5, 4), (2, 3, 9, 4), (2, 3, 9, 7)),
     "shared-keys": ((2, 3, 5, 12), (3, 6, 12), (3, 6, 5)),  # k, v broadcast over q's first dim
+    # batch = n_k = d_k: here k.T (which reverses ALL dims of a 3-D tensor) runs without
+    # an error and gives wrong numbers, the silent form of that mistake
+    "B=n_k=d_k": ((4, 3, 4), (4, 4, 4), (4, 4, 6)),
 }
 
 
