@@ -58,7 +58,7 @@ def test_reference_and_stub_in_the_gradescope_tree(attention_zip, tmp_path):
 
 
 def test_exit_at_import(attention_zip, tmp_path):
-    document, _ = run_in_tree(attention_zip, "import os\nos._exit(0)\n" + reference_source("attention"), tmp_path)
+    document, _ = run_in_tree(attention_zip, reference_source("attention") + "\nimport os\nos._exit(0)\n", tmp_path)
     assert document["score"] == 0 and "could not be imported" in document["output"]
 
 

@@ -69,7 +69,7 @@ def test_syntax_error_names_the_line(tmp_path):
 
 
 def test_exception_at_import(tmp_path):
-    source = "raise RuntimeError('oops at import')\n" + reference_source("attention")
+    source = reference_source("attention") + "\nraise RuntimeError('oops at import')\n"
     document = grade("attention", write_submission(tmp_path / "s", "attention", source), tmp_path)
     assert document["score"] == 0 and "oops at import" in document["output"]
 

@@ -18,8 +18,9 @@ if [ "${AUTOGRADER_SKIP_INSTALL:-0}" = "1" ]; then
     PY="$(command -v python3)"
     echo "AUTOGRADER_SKIP_INSTALL=1: not installing Python packages; grading will use $PY"
 else
-    if ! python3 -m venv --help >/dev/null 2>&1; then
-        apt-get install -y --no-install-recommends python3-venv python3-pip
+    # Ubuntu's python3 has the venv module but not ensurepip until python3-venv is installed.
+    if ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then
+        apt-get install -y --no-install-recommends python3-venv
     fi
     python3 -m venv "$VENV"
     PY="$VENV/bin/python"

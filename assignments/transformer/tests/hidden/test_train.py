@@ -75,34 +75,38 @@ def got_state(probe):
     return {k: torch.as_tensor(v) for k, v in probe.state_dict().items()}
 
 
-def _rising_validation(reference, gen, seed, options, tries=40):
+def _rising_validation(reference, gen, seed, options, tries=8):
     """Probe data on which the reference's validation loss bottoms out early and then rises.
 
     Chosen on the grader side (the reference is trusted): the first candidate whose best epoch is
-    neither the first nor among the last two while the training loss keeps falling, so that picking
-    the checkpoint by training loss, or keeping the last weights, gives a different model.
+    neither the first nor the last and is not the epoch of lowest training loss, so that picking the
+    checkpoint by training loss, or keeping the last weights, gives a different model. Four training
+    rows and a high learning rate make the probe overfit within a few epochs; about half of the
+    random candidates qualify, so 8 tries (a few tenths of a second) almost always find one, and
+    the test stays valid (only less sharp) when none does.
     """
+    epochs = options["epochs"]
     data = None
     for _ in range(tries):
-        data = _data(gen)
+        data = tokens(4, LENGTH, VOCAB, gen), tokens(6, LENGTH, VOCAB, gen)
         local = helpers().ProbeLM(VOCAB, D, MAX_LEN, seed=seed, init_scale=1.0)
         history = reference.train(local, *data, **options)
         train_loss, best = history["train_loss"], history["best_epoch"]
-        falling = all(b < a for a, b in zip(train_loss, train_loss[1:]))
-        if 1 <= best <= options["epochs"] - 3 and falling:
+        lowest_train = min(range(epochs), key=lambda i: train_loss[i])
+        if 1 <= best <= epochs - 2 and lowest_train != best:
             return data
     return data
 
 
 def test_best_epoch_and_weights(student, reference, gen, seed):
     """train: best_epoch is the epoch of lowest validation loss and the model is left with its weights"""
-    options = dict(epochs=8, lr=0.05, batch_size=64, seed=seed)
+    options = dict(epochs=8, lr=0.1, batch_size=64, seed=seed)
     train_tokens, val_tokens = _rising_validation(reference, gen, seed, options)
     probe, local, got, want = _run_both(student, reference, seed, train_tokens, val_tokens, init_scale=1.0, **options)
     _history_keys_ok(got, options)
     expect_true(
         got["best_epoch"] == want["best_epoch"],
-        f"train(probe model, epochs=8, lr=0.05, one full batch): best_epoch is {got['best_epoch']!r}, expected "
+        f"train(probe model, epochs=8, lr=0.1, one full batch): best_epoch is {got['best_epoch']!r}, expected "
         f"{want['best_epoch']} (validation losses {fmt(want['val_loss'])}, training losses {fmt(want['train_loss'])}). "
         "best_epoch is the index (from 0) of the LOWEST VALIDATION loss: the training loss keeps falling while the "
         "model overfits, so it cannot choose the checkpoint (and the test set must never be used for it).",

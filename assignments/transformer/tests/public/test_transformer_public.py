@@ -14,6 +14,11 @@ import torch.nn.functional as F
 from autograder.checks import expect_close, expect_shape, expect_true
 
 
+def _plain(x):
+    """A result as a plain tensor without autograd history (in-process, your model's outputs carry a graph)."""
+    return torch.as_tensor(x).detach()
+
+
 def _random_layer(d, h, ff, gen):
     """nn.TransformerEncoderLayer (pre-norm, no dropout) in float64 with random weights, biases and norm gains."""
     layer = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True, norm_first=True).double()
@@ -56,7 +61,7 @@ def test_lm_shapes_and_causality(student, gen):
     changed[:, 6:] = (changed[:, 6:] + 3) % 8                                  # the course's check: alter the future
     logits, logits_changed = model(x), model(changed)
     expect_shape(logits, (2, 10, 8), "TinyCausalLM(8, ...)(tokens of shape (2, 10))")
-    leak = float((torch.as_tensor(logits)[:, :6] - torch.as_tensor(logits_changed)[:, :6]).abs().max())
+    leak = float((_plain(logits)[:, :6] - _plain(logits_changed)[:, :6]).abs().max())
     expect_true(
         leak < 1e-5,
         f"TinyCausalLM: changing tokens 6..9 changed the logits at positions 0..5 by {leak:.3g}: the future leaks. "
@@ -69,9 +74,9 @@ def test_lm_loss_shifts_targets(student, gen):
     model = student.TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=16)
     model.eval()
     x = torch.randint(8, (3, 9), generator=gen)
-    logits = torch.as_tensor(model(x[:, :-1])).double()
+    logits = _plain(model(x[:, :-1])).double()
     want = F.cross_entropy(logits.reshape(-1, 8), x[:, 1:].reshape(-1))
-    got = torch.as_tensor(student.lm_loss(model, x))
+    got = _plain(student.lm_loss(model, x))
     what = f"lm_loss(model, tokens of shape {tuple(x.shape)})"
     expect_true(got.numel() == 1, f"{what}: expected one number (the mean), got shape {tuple(got.shape)}.")
     expect_close(
@@ -86,11 +91,11 @@ def test_generate_greedy(student, gen):
     model = student.TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=16)
     model.eval()
     prompt = torch.randint(8, (2, 3), generator=gen)
-    got = torch.as_tensor(student.generate(model, prompt, 4))
+    got = _plain(student.generate(model, prompt, 4))
     expect_shape(got, (2, 7), "generate(model, prompt of shape (2, 3), n_new=4)")
     want = prompt
     for _ in range(4):                                                          # greedy by hand, same model
-        logits = torch.as_tensor(model(want))
+        logits = _plain(model(want))
         want = torch.cat([want, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
     expect_close(got, want, "generate(model, prompt of shape (2, 3), n_new=4)", atol=0,
                  hint="Each new token is the argmax of the logits at the LAST position; the prompt stays in front.")
