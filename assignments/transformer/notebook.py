@@ -19,9 +19,8 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
-from torch import nn
-
 import transformer
+from torch import nn
 
 torch.set_num_threads(1)
 torch.manual_seed(7)

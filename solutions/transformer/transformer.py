@@ -30,7 +30,6 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-
 # ---------------------------------------------------------------------------
 # Provided code: positional encodings, multi-head attention, the counting data
 # ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ CAUGHT_BY = [
     "hidden/test_nearest.py::test_exclude",
     "hidden/test_nearest.py::test_matches_reference",
     "hidden/test_nearest.py::test_most_similar_first",
-    "public/test_embeddings_public.py::test_cosine_and_nearest",
+    "public/test_embeddings_public.py::test_nearest_example",
     "public/test_embeddings_public.py::test_course_results",
 ]
 

@@ -10,7 +10,7 @@ CAUGHT_BY = [
     "hidden/test_nearest.py::test_exclude",
     "hidden/test_nearest.py::test_matches_reference",
     "hidden/test_nearest.py::test_n_respected",
-    "public/test_embeddings_public.py::test_cosine_and_nearest",
+    "public/test_embeddings_public.py::test_nearest_example",
     "public/test_embeddings_public.py::test_course_results",
 ]
 

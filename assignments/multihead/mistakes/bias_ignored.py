@@ -1,4 +1,4 @@
-"""in_proj_bias ignored when bias=True.
+"""in_proj_bias ignored when bias=True
 
 nn.MultiheadAttention adds in_proj_bias to the projections: Q = query W_Qᵀ + b_Q,
 and likewise for K and V, with b_Q, b_K, b_V = in_proj_bias.chunk(3). Your

@@ -1,4 +1,4 @@
-"""torch.softmax on a fully blocked row: NaN weights and a NaN output row.
+"""torch.softmax on a fully blocked row: NaN weights and a NaN output row
 
 When every key of a query is blocked, its scores are all -inf and softmax
 computes 0/0 = NaN, which then spreads through out_proj into that output row.

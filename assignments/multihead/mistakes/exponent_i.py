@@ -1,4 +1,4 @@
-"""Position frequencies use 10000^(i/d_model) instead of 10000^(2i/d_model).
+"""Position frequencies use 10000^(i/d_model) instead of 10000^(2i/d_model)
 
 In PE[pos, 2i] = sin(pos / 10000^(2i/d_model)) the exponent is the even column
 index 2i over d_model, so the wavelengths run from 2π up to 2π·10000 across the

@@ -1,4 +1,4 @@
-"""Heads averaged instead of concatenated.
+"""Heads averaged instead of concatenated
 
 Your output matches multi-head attention whose heads are *averaged*: one
 averaged attention pattern applied to the full-width values. The course stresses

@@ -1,4 +1,4 @@
-"""K and V taken from the wrong slices of in_proj_weight (swapped).
+"""K and V taken from the wrong slices of in_proj_weight (swapped)
 
 ``in_proj_weight`` stacks [W_Q; W_K; W_V] along its rows: rows [0, d) give the
 queries, [d, 2d) the keys, [2d, 3d) the values (``chunk(3, dim=0)`` in that

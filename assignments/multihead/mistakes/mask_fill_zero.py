@@ -1,4 +1,4 @@
-"""Blocked scores set to 0 instead of -inf.
+"""Blocked scores set to 0 instead of -inf
 
 A score of 0 is an ordinary score: exp(0) = 1, so a "blocked" key still gets
 weight. Set blocked scores to -inf before the softmax; exp(-inf) = 0 makes their

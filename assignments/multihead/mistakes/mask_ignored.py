@@ -1,4 +1,4 @@
-"""The mask is ignored.
+"""The mask is ignored
 
 A blocked key (mask entry True) must get a score of -inf before the softmax so
 its weight is exactly 0; your weights are the unmasked ones. Apply the mask to

@@ -1,4 +1,4 @@
-"""The mask is inverted (True treated as allowed).
+"""The mask is inverted (True treated as allowed)
 
 In this kit, as in nn.MultiheadAttention's attn_mask, True means *blocked*:
 that query may not look at that key. F.scaled_dot_product_attention uses the

@@ -1,4 +1,4 @@
-"""merge_heads reshapes (B, h, T, d_h) straight to (B, T, d), without transposing back.
+"""merge_heads reshapes (B, h, T, d_h) straight to (B, T, d), without transposing back
 
 Without ``transpose(1, 2)`` first, the reshape reads head 0's rows for all
 positions, then head 1's, ..., so position t receives pieces of other positions'

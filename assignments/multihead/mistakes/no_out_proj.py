@@ -1,4 +1,4 @@
-"""No output projection: the concatenated heads are returned without W_O.
+"""No output projection: the concatenated heads are returned without W_O
 
 MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O: after merging the heads,
 apply ``self.out_proj`` (W_O and its bias). It is the only place where the

@@ -1,4 +1,4 @@
-"""Scores not divided by sqrt(d_h).
+"""Scores not divided by sqrt(d_h)
 
 Scaled dot-product attention divides every score by sqrt(d_k), here the head
 width d_h = d_model / n_heads. Without it, dot products of d_h-wide vectors grow

@@ -1,4 +1,4 @@
-"""Every head gets its own full-width (d x d) projections: parameters grow with h.
+"""Every head gets its own full-width (d x d) projections: parameters grow with h
 
 The course's table: at d_model = 64, 1, 2, 4 and 8 heads all have
 4·64² + 4·64 = 16,640 parameters. Heads do not add weights; they cut the same
@@ -15,6 +15,9 @@ CAUGHT_BY = [
     "public/test_multihead_public.py::test_parameter_count_table",
     "public/test_multihead_public.py::test_matches_torch_small",
 ]
+NOT_DIAGNOSED = (
+    "its parameters have the wrong shapes, so the grader's weights cannot be loaded and no forward call can be replayed; the parameter-count and state_dict messages name the cause"
+)
 
 
 class MultiHeadAttention(MultiHeadAttention):

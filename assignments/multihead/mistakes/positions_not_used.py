@@ -1,4 +1,4 @@
-"""The position is missing from the angle: every row of the table is the same.
+"""The position is missing from the angle: every row of the table is the same
 
 The angle is pos / 10000^(2i/d_model): it must grow with the position pos.
 Your angle depends only on the column, so every position gets the same vector.

@@ -1,4 +1,4 @@
-"""Scores divided by sqrt(d_model) instead of sqrt(d_h).
+"""Scores divided by sqrt(d_model) instead of sqrt(d_h)
 
 Each head computes dot products of d_h = d_model / n_heads features, so its
 scores are divided by sqrt(d_h) (sqrt(64) = 8 for 8 heads on d = 512, not

@@ -1,4 +1,4 @@
-"""Sine and cosine swapped in the position table.
+"""Sine and cosine swapped in the position table
 
 PE[pos, 2i] (even columns) = sin(pos / 10000^(2i/d_model)) and PE[pos, 2i+1]
 (odd columns) = cos(the same angle). Row 0 must therefore be [0, 1, 0, 1, ...].

@@ -1,4 +1,4 @@
-"""Softmax taken over the queries (dim=-2) instead of the keys.
+"""Softmax taken over the queries (dim=-2) instead of the keys
 
 The scores are (B, h, n_q, n_k): row i holds query i's scores for every key,
 and each query's weights over the keys must sum to 1, so the softmax runs over

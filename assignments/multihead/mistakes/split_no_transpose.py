@@ -1,4 +1,4 @@
-"""split_heads reshapes (B, T, d) straight to (B, h, T, d_h), without the transpose.
+"""split_heads reshapes (B, T, d) straight to (B, h, T, d_h), without the transpose
 
 A direct ``x.view(B, h, T, d_h)`` (or reshape) cuts the flat memory of the
 sequence into h chunks: "head 0" then holds the first T*d/h numbers, i.e. all

@@ -1,4 +1,4 @@
-"""Returned weights averaged over the heads.
+"""Returned weights averaged over the heads
 
 The contract asks for every head's own attention pattern, shape
 (B, h, n_q, n_k), as nn.MultiheadAttention returns with

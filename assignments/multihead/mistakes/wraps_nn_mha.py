@@ -1,4 +1,4 @@
-"""Uses PyTorch's nn.MultiheadAttention instead of computing attention.
+"""Uses PyTorch's nn.MultiheadAttention instead of computing attention
 
 This assignment is about writing multi-head attention yourself: subclassing or
 calling nn.MultiheadAttention (or F.multi_head_attention_forward /
@@ -17,6 +17,9 @@ CAUGHT_BY = [
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
     "hidden/test_order.py::test_positions_break_equivariance",
 ]
+NOT_DIAGNOSED = (
+    "the banned-call detector already names nn.MultiheadAttention in every failing test; replayed on the grader side (no detector there) it gives the right numbers"
+)
 
 
 class MultiHeadAttention(nn.MultiheadAttention):
@@ -28,4 +31,9 @@ class MultiHeadAttention(nn.MultiheadAttention):
         B, n_q, _ = query.shape
         if mask is not None and mask.dim() == 4:
             mask = mask.expand(B, self.n_heads, n_q, key.shape[1]).reshape(-1, n_q, key.shape[1])
-        return super().forward(query, key, value, attn_mask=mask, need_weights=True, average_attn_weights=False)
+        out, w = super().forward(query, key, value, attn_mask=mask, need_weights=True, average_attn_weights=False)
+        blocked = torch.isnan(w).all(dim=-1)                                  # torch's NaN rows: fully blocked queries
+        out = torch.where(blocked.any(dim=1)[..., None], torch.nan_to_num(out), out)
+        if self.out_proj.bias is not None:
+            out = torch.where(blocked.all(dim=1)[..., None], self.out_proj.bias.expand_as(out), out)
+        return out, torch.nan_to_num(w)

@@ -5,6 +5,7 @@ last one, possibly overfitted. Save a copy of model.state_dict() when the valida
 improves and load it back with model.load_state_dict(...) after the loop.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_best_epoch_and_weights"]
+NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):
@@ -12,7 +13,7 @@ def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, se
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     n_rows = train_tokens.shape[0]
     history = {"train_loss": [], "val_loss": [], "best_epoch": 0}
-    best_loss, best_state = math.inf, None
+    best_loss = math.inf
     for epoch in range(epochs):
         model.train()
         total = 0.0
@@ -30,5 +31,4 @@ def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, se
         history["val_loss"].append(val)
         if val < best_loss:
             best_loss, history["best_epoch"] = val, epoch
-            best_state = copy.deepcopy(model.state_dict())
     return history

@@ -2,9 +2,9 @@
 
 import pytest
 import torch
+from support_transformer import causal, random_mask, state_dict_of, torch_block
 
 from autograder.checks import expect_close, expect_true
-from support_transformer import causal, random_mask, state_dict_of, torch_block
 
 CASES = {
     "no mask": (16, 4, 32, 7, None),

@@ -2,9 +2,9 @@
 
 import pytest
 import torch
+from support_transformer import randomise_, state_dict_of
 
 from autograder.checks import expect_close, expect_dtype, expect_raises, expect_shape, expect_true
-from support_transformer import randomise_, state_dict_of
 
 # (vocab, d_model, n_heads, d_ff, n_layers, max_len, batch, T, dtype)
 CASES = {
