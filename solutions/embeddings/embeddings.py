@@ -47,7 +47,7 @@ COURSE_DIM = 8
 def course_corpus(copies=20):
     """The course's corpus: every template filled with each of its words, ``copies`` times.
 
-    Returns a list of 140 tokenised sentences (lists of words) for copies=20.
+    Returns a list of 200 tokenised sentences (lists of words) for copies=20.
     Stop words are kept in the sentences (see ``COURSE_STOP_WORDS``).
     """
     return [template.format(word).split()
@@ -178,7 +178,7 @@ def nearest(E, vocab, vector, n, exclude=()):
 
 
 def analogy(E, vocab, a, b, c, n=1):
-    """"a is to b as c is to ?": the n words nearest to ``E[b] - E[a] + E[c]``, excluding a, b and c.
+    """The analogy "a is to b as c is to ?": the n words nearest to ``E[b] - E[a] + E[c]``, excluding a, b, c.
 
     E.g. ``analogy(E, vocab, "man", "king", "woman")`` asks for king - man + woman.
     Returns a list of n words, most similar first (see ``nearest``).

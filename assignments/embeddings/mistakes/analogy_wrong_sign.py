@@ -1,9 +1,10 @@
-"""analogy computes E[a] - E[b] + E[c] (the signs of a and b swapped).
+"""analogy computes E[a] - E[b] + E[c] (the signs of a and b swapped)
 
 "a is to b as c is to ?" moves from a to b and applies the same move to c: E[b] - E[a] + E[c]. For
 analogy(E, vocab, "man", "king", "woman") that is king - man + woman, which lands near queen; man - king + woman
 lands among the commoners.
 """
+NOT_DIAGNOSED = "analogy returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
     "hidden/test_analogy.py::test_course_analogy",
     "hidden/test_analogy.py::test_matches_reference",

@@ -1,4 +1,4 @@
-"""cooccurrence runs across sentence boundaries.
+"""cooccurrence runs across sentence boundaries
 
 Your counts treat the corpus as one long stream, so the end of one sentence becomes the context of the start
 of the next. Co-occurrence is counted inside each sentence only: loop over the sentences and clip the window

@@ -1,4 +1,4 @@
-"""cooccurrence counts the word's own position.
+"""cooccurrence counts the word's own position
 
 Your counts include each word as its own neighbour: the diagonal C[w, w] is too large by the number of times
 w occurs. A word is not part of its own context: for the word at position i, count only positions j != i with

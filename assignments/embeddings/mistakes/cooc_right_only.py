@@ -1,4 +1,4 @@
-"""cooccurrence looks only to the right of each word.
+"""cooccurrence looks only to the right of each word
 
 Your counts only see the words AFTER each word, so C is not symmetric and every pair is counted once instead of
 twice. The window reaches `window` positions on both sides: j from i - window to i + window (clipped to the

@@ -1,4 +1,4 @@
-"""cooccurrence window one position too long.
+"""cooccurrence window one position too long
 
 Your window reaches window + 1 words on each side. A window of 6 means positions i - 6 ... i + 6 (without i):
 range(i - window, i + window + 1); with window + 2 as the stop you see one word too many on the right, and

@@ -1,4 +1,4 @@
-"""cooccurrence window one position too short.
+"""cooccurrence window one position too short
 
 Your window stops one word early (window - 1 on each side), the off-by-one of range(i - window + 1, i + window).
 A window of 6 means the 6 words before and the 6 words after: range(i - window, i + window + 1), minus i itself.

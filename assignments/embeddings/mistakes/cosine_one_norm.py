@@ -1,4 +1,4 @@
-"""cosine_similarity divides by the length of only one vector.
+"""cosine_similarity divides by the length of only one vector
 
 Your cosine changes when the second vector is scaled. cos(a, b) = a·b / (|a| |b|): divide by BOTH lengths,
 so the result only measures the angle and lies in [-1, 1].

@@ -1,4 +1,4 @@
-"""cosine_similarity returns the plain dot product.
+"""cosine_similarity returns the plain dot product
 
 a·b grows with the vectors' lengths; cosine similarity divides it by |a| |b| so that only the angle counts.
 (For the unit rows of svd_embeddings the two coincide, which is why this can look right on the course's vectors.)

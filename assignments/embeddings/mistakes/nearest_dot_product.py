@@ -1,15 +1,13 @@
-"""nearest ranks by dot product instead of cosine similarity.
+"""nearest ranks by dot product instead of cosine similarity
 
 E @ v favours long rows (frequent words get long vectors in many embeddings) whatever their direction.
 Divide by the row lengths and by |v| to rank by cosine. (The unit rows of svd_embeddings hide this mistake;
 rows of other lengths do not.)
 """
+NOT_DIAGNOSED = "nearest returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
-    "hidden/test_analogy.py::test_matches_reference",
     "hidden/test_nearest.py::test_cosine_not_dot",
-    "hidden/test_nearest.py::test_exclude",
     "hidden/test_nearest.py::test_matches_reference",
-    "hidden/test_nearest.py::test_most_similar_first",
     "public/test_embeddings_public.py::test_nearest_example",
 ]
 

@@ -1,4 +1,4 @@
-"""one_hot returns the transposed matrix (vocab_size, n).
+"""one_hot returns the transposed matrix (vocab_size, n)
 
 Each ROW is one word's one-hot vector: the shape is (len(indices), vocab_size), so that one_hot(ids, V) @ W
 (W of shape (V, d)) gives the (n, d) lookup W[ids].

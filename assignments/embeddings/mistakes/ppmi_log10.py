@@ -1,4 +1,4 @@
-"""ppmi with log base 10.
+"""ppmi with log base 10
 
 Your PPMI values are ln 10 = 2.30 times too small: you used np.log10. PPMI here uses the natural log, np.log.
 """

@@ -1,4 +1,4 @@
-"""ppmi with log base 2.
+"""ppmi with log base 2
 
 Your PPMI values are 1/ln 2 = 1.44 times too large: you used np.log2. Information theory often uses bits, but
 this assignment (like the course) defines PPMI with the natural log, np.log.

@@ -1,4 +1,4 @@
-"""ppmi gives NaN for a word with no counts (no zero handling).
+"""ppmi gives NaN for a word with no counts (no zero handling)
 
 Your PPMI has NaN entries for a word with no counts at all (and everywhere for an all-zero matrix): P(w) = 0
 makes P(w, c) / (P(w) P(c)) = 0 / 0 = NaN, and np.maximum(NaN, 0) is still NaN. Silencing the warning with

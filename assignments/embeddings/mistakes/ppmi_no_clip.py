@@ -1,4 +1,4 @@
-"""ppmi keeps negative PMI values (no clip at 0).
+"""ppmi keeps negative PMI values (no clip at 0)
 
 Your result has negative entries: that is PMI, not POSITIVE PMI. Pairs that co-occur less often than chance
 give unreliable negative values on small corpora, so PPMI replaces them with 0: np.maximum(pmi, 0).

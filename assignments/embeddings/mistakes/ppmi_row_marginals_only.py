@@ -1,4 +1,4 @@
-"""ppmi uses the row sums for both P(w) and P(c).
+"""ppmi uses the row sums for both P(w) and P(c)
 
 You used the row sums for the context probability too (P(c) = P(w) transposed). That only works when C is
 symmetric; in general P(w) comes from the row sums (axis=1) and P(c) from the COLUMN sums (axis=0).

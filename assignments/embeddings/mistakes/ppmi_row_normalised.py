@@ -1,4 +1,4 @@
-"""ppmi with the joint probability normalised per row.
+"""ppmi with the joint probability normalised per row
 
 You divided each count by its ROW sum, which gives P(c | w), and then divided again by P(w) P(c). The joint
 probability P(w, c) divides every count by the same grand total C.sum(); then

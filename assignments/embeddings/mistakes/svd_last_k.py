@@ -1,4 +1,4 @@
-"""svd_embeddings takes the LAST k columns of U.
+"""svd_embeddings takes the LAST k columns of U
 
 np.linalg.svd returns the singular values in DECREASING order, so the strongest directions are the first
 columns: U[:, :k], S[:k]. (np.linalg.eigh is the one that sorts increasing.) U[:, -k:] keeps the weakest ones.

@@ -1,4 +1,4 @@
-"""svd_embeddings scales U by S instead of sqrt(S).
+"""svd_embeddings scales U by S instead of sqrt(S)
 
 You multiplied U's columns by the singular values themselves, which over-weights the first directions. The
 course's embedding splits S evenly between the two factors of M = (U sqrt(S)) (sqrt(S) Vᵀ): E = U[:, :k] * sqrt(S[:k]).

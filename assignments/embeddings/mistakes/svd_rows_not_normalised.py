@@ -1,4 +1,4 @@
-"""svd_embeddings does not normalise the rows.
+"""svd_embeddings does not normalise the rows
 
 Your rows are not unit length. The contract divides each row of U[:, :k] * sqrt(S[:k]) by its length, so that
 frequent and rare words are compared by direction only and cosine similarity is a plain dot product.

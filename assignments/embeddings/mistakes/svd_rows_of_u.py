@@ -1,4 +1,4 @@
-"""svd_embeddings slices the first k ROWS of U instead of its first k columns.
+"""svd_embeddings slices the first k ROWS of U instead of its first k columns
 
 U[:k] keeps k words (rows), not k directions (columns): the result has the wrong shape (k, V) instead of (V, k)
 whenever k < V. The singular directions are U's columns: U[:, :k].

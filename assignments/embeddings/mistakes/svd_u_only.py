@@ -1,4 +1,4 @@
-"""svd_embeddings uses U without the singular values.
+"""svd_embeddings uses U without the singular values
 
 You kept U[:, :k] unscaled, so every direction counts equally, however weak. Scale each column by the square
 root of its singular value: E = U[:, :k] * sqrt(S[:k]), then normalise the rows.

@@ -1,4 +1,4 @@
-"""svd_embeddings uses the right singular vectors (rows of Vᵀ) instead of U.
+"""svd_embeddings uses the right singular vectors (rows of Vᵀ) instead of U
 
 The word vectors are the LEFT singular vectors: in M = U S Vᵀ, row w of U belongs to word w (row w of M). The
 rows of Vᵀ describe the columns (contexts); for a symmetric PPMI matrix they coincide up to sign, but not in

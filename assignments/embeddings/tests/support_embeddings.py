@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from autograder.checks import Feedback, describe
+
 #: A small vocabulary for random corpora: few words, so sentences repeat words.
 RANDOM_WORDS = ["cat", "dog", "sun", "tea", "map", "ink", "owl"]
 
@@ -103,3 +105,17 @@ def as_words(x):
     if isinstance(x, (list, tuple)) and all(isinstance(w, str) for w in x):
         return [str(w) for w in x]
     return None
+
+
+def expect_number(got, want: float, what: str, atol: float, hint: str = "", call=None) -> None:
+    """``got`` is one number within ``atol`` of ``want``.
+
+    (A scalar check of our own: ``expect_close`` cannot report a failure on 0-d values, see the report.)
+    """
+    try:
+        value = float(np.asarray(got.detach() if hasattr(got, "detach") else got, dtype=np.float64).reshape(()))
+    except (TypeError, ValueError):
+        raise Feedback(f"{what}: expected a single number (a Python float), got {describe(got)}.", call, got) from None
+    if not abs(value - want) <= atol:  # also fails on NaN
+        raise Feedback(f"{what}: expected {want:.6g}, got {value:.6g} (tolerance {atol:.0e})." + (f" {hint}" if hint else ""),
+                       call, got)

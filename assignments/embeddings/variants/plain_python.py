@@ -1,4 +1,4 @@
-"""Plain Python: dictionaries, Counter and loops, NumPy only for the SVD.
+"""Plain Python: dictionaries, Counter and loops, NumPy only for the SVD
 
 A correct solution that a student who avoids NumPy tricks might write: counts in a Counter of word pairs,
 PPMI entry by entry with math.log, cosine with sums, nearest with sorted().

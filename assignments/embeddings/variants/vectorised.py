@@ -1,4 +1,4 @@
-"""Vectorised NumPy: np.add.at for the counts, np.errstate + np.where for PPMI, eigh of M Mᵀ for the SVD.
+"""Vectorised NumPy: np.add.at for the counts, np.errstate + np.where for PPMI, eigh of M Mᵀ for the SVD
 
 A correct solution in a different style: no Python loop over word pairs, and the left singular vectors found
 as eigenvectors of M Mᵀ (eigenvalues S², sorted increasing by eigh, so reversed here).

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from support_embeddings import as_words, cosines, course_pipeline, random_embeddings, ranking_is_clear, rng_for
 
 from autograder.checks import expect_true
-from support_embeddings import as_words, cosines, course_pipeline, random_embeddings, ranking_is_clear, rng_for
 
 VOCAB = ["w%02d" % i for i in range(15)]
 HINT = ("'a is to b as c is to ?' asks for the words nearest to E[b] - E[a] + E[c] (king - man + woman for "

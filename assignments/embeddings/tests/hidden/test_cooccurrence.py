@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from support_embeddings import random_corpus, rng_for, shuffled_vocab
 
 from autograder.checks import expect_close
-from support_embeddings import random_corpus, rng_for, shuffled_vocab
 
 HINT = (
     "For the word at position i, count the words at positions j with 0 < |i - j| <= window (both sides, "
@@ -25,7 +25,7 @@ def test_course_counts(student, reference):
     corpus = reference.course_corpus()
     vocab = reference.build_vocab(corpus)
     _check(student, reference, corpus, vocab, 6,
-           "cooccurrence(course_corpus(), build_vocab(...), 6) (140 sentences, 36 words)")
+           "cooccurrence(course_corpus(), build_vocab(...), 6) (200 sentences, 36 words)")
 
 
 @pytest.mark.parametrize("window", [1, 2, 3, 5, 50])

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from support_embeddings import as_words, cosines, random_embeddings, ranking_is_clear, rng_for
 
 from autograder.checks import expect_true
-from support_embeddings import as_words, cosines, random_embeddings, ranking_is_clear, rng_for
 
 VOCAB = ["w%02d" % i for i in range(14)]
 

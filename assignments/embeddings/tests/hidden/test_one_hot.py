@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from support_embeddings import as_array, rng_for
 
 from autograder.checks import expect_close, expect_shape, expect_true
-from support_embeddings import as_array, rng_for
 
 CASES = {
     "one word, vocabulary of 1": ([0], 1),

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
+from support_embeddings import as_array, random_corpus, random_counts, rng_for
 
 from autograder.checks import expect_close, expect_true
-from support_embeddings import as_array, random_corpus, random_counts, rng_for, shuffled_vocab
 
 HINT = (
     "PPMI[w, c] = max(ln(P(w, c) / (P(w) P(c))), 0) with P(w, c) = C[w, c] / C.sum(), P(w) = row sum / C.sum() "
@@ -27,7 +27,7 @@ def _counts(reference, seed, name):
     return reference.cooccurrence(corpus, reference.build_vocab(corpus), 6)
 
 
-def _expect_finite(got, what):
+def _expect_finite(got, what, C):
     a = as_array(got)
     bad = ~np.isfinite(a)
     expect_true(
@@ -36,6 +36,7 @@ def _expect_finite(got, what):
         f"{tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else ()}). Where a count is 0 the PPMI is 0; "
         "a word with no counts at all gives 0/0 = NaN in P(w, c) / (P(w) P(c)) unless you handle it "
         "(e.g. np.divide(..., out=np.ones_like(C), where=C > 0) before the log).",
+        call={"fn": "ppmi", "args": (C,), "kwargs": {}},
         got=got,
     )
 
@@ -48,7 +49,7 @@ def test_matches_reference(student, reference, seed, name):
     C = _counts(reference, seed, name)
     got = student.ppmi(C)
     what = f"ppmi(C) for {name}, shape {C.shape}"
-    _expect_finite(got, what)
+    _expect_finite(got, what, C)
     # 1e-10: the same float64 formula computed in a different order differs by ~1e-15
     expect_close(got, reference.ppmi(C), what, atol=1e-10, hint=HINT,
                  call={"fn": "ppmi", "args": (C,), "kwargs": {}})
@@ -62,11 +63,12 @@ def test_zero_counts(student, reference, seed):
     C[:, 4] = 0.0  # a word that never occurs as a context
     got = student.ppmi(C)
     what = "ppmi(C) for a (6, 6) count matrix whose row 2 and column 4 are all zero"
-    _expect_finite(got, what)
+    _expect_finite(got, what, C)
     a = as_array(got)
     expect_true(a.shape == C.shape and np.all(a[C == 0] == 0),
                 f"{what}: expected exactly 0 wherever C is 0, got nonzero values there. A pair never seen "
-                "together has no evidence of association: its PPMI is 0.", got=got)
+                "together has no evidence of association: its PPMI is 0.",
+                call={"fn": "ppmi", "args": (C,), "kwargs": {}}, got=got)
     # 1e-10: same formula, different evaluation order
     expect_close(got, reference.ppmi(C), what, atol=1e-10, hint=HINT,
                  call={"fn": "ppmi", "args": (C,), "kwargs": {}})
@@ -77,7 +79,7 @@ def test_all_zero_matrix(student):
     C = np.zeros((4, 4))
     got = student.ppmi(C)
     what = "ppmi(np.zeros((4, 4)))"
-    _expect_finite(got, what)
+    _expect_finite(got, what, C)
     # exact: nothing was counted, so every entry is 0
     expect_close(got, np.zeros((4, 4)), what, atol=0.0,
                  hint="With C.sum() == 0 there are no probabilities to compute: return zeros of C's shape.",

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-
-from autograder.checks import expect_close, expect_shape, expect_true
 from support_embeddings import as_array, course_pipeline, random_corpus, rng_for, svd_well_posed
+
+from autograder.checks import Feedback, expect_close, expect_shape, expect_true
 
 HINT = (
     "With U, S, Vt = np.linalg.svd(M): E = U[:, :k] * np.sqrt(S[:k]) (the FIRST k columns of U, the ones with "
@@ -46,13 +46,16 @@ def test_gram_matches(student, reference, seed, name):
     M, k = _matrix(reference, seed, name)
     got = student.svd_embeddings(M, k)
     what = f"svd_embeddings(M, {k}) for {name} (M of shape {M.shape})"
-    expect_shape(got, (M.shape[0], k), what)
-    E = as_array(got)
     want = reference.svd_embeddings(M, k)
-    # 1e-8: the top-k subspace is well separated (checked when drawing M), so any SVD or
-    # eigen-solver in float64 reproduces E Eᵀ to ~1e-12; the mistakes differ by > 1e-2
-    expect_close(E @ E.T, want @ want.T, f"E @ E.T where E = {what}", atol=1e-8, hint=HINT,
-                 call={"fn": "svd_embeddings", "args": (M, k), "kwargs": {}})
+    call = {"fn": "svd_embeddings", "args": (M, k), "kwargs": {}}
+    try:
+        expect_shape(got, (M.shape[0], k), what)
+        E = as_array(got)
+        # 1e-8: the top-k subspace is well separated (checked when drawing M), so any SVD or
+        # eigen-solver in float64 reproduces E Eᵀ to ~1e-12; the mistakes differ by > 1e-2
+        expect_close(E @ E.T, want @ want.T, f"E @ E.T where E = {what}", atol=1e-8, hint=HINT)
+    except Feedback as exc:
+        raise Feedback(str(exc), call, got) from None  # diagnose on E itself, not on the Gram matrix
 
 
 def test_unit_rows(student, seed):
@@ -61,12 +64,16 @@ def test_unit_rows(student, seed):
     M = rng.random((8, 8)) * 3.0
     got = student.svd_embeddings(M, 3)
     what = "svd_embeddings(M, 3) for a random (8, 8) matrix"
+    call = {"fn": "svd_embeddings", "args": (M, 3), "kwargs": {}}
     expect_shape(got, (8, 3), what)
     norms = np.linalg.norm(as_array(got), axis=1)
-    # 1e-10: dividing by the norm in float64 leaves lengths 1 within a few ulps
-    expect_close(norms, np.ones(8), f"the row lengths of {what}", atol=1e-10,
-                 hint="Divide each row of U[:, :k] * sqrt(S[:k]) by its length "
-                 "(np.linalg.norm(E, axis=1, keepdims=True)), so cosine similarity is a plain dot product.")
+    try:
+        # 1e-10: dividing by the norm in float64 leaves lengths 1 within a few ulps
+        expect_close(norms, np.ones(8), f"the row lengths of {what}", atol=1e-10,
+                     hint="Divide each row of U[:, :k] * sqrt(S[:k]) by its length "
+                     "(np.linalg.norm(E, axis=1, keepdims=True)), so cosine similarity is a plain dot product.")
+    except Feedback as exc:
+        raise Feedback(str(exc), call, got) from None  # diagnose on E itself, not on its row lengths
 
 
 @pytest.mark.parametrize("k", [1, 5])
@@ -75,6 +82,11 @@ def test_shape(student, seed, k):
     rng = rng_for(seed, k)
     M = rng.random((5, 5)) + np.eye(5)
     got = student.svd_embeddings(M, k)
-    expect_shape(got, (5, k), f"svd_embeddings(M, {k}) for a (5, 5) matrix")
+    call = {"fn": "svd_embeddings", "args": (M, k), "kwargs": {}}
+    try:
+        expect_shape(got, (5, k), f"svd_embeddings(M, {k}) for a (5, 5) matrix")
+    except Feedback as exc:
+        raise Feedback(str(exc) + " The rows are words, the columns the k strongest directions: U[:, :k].",
+                       call, got) from None
     expect_true(np.isfinite(as_array(got)).all(), f"svd_embeddings(M, {k}) for a (5, 5) matrix: your result has "
                 "NaN or inf entries.", got=got)
