@@ -26,7 +26,7 @@ release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and self-ch
 	$(PY) -m autograder release
 
 test: $(STAMP) ## run the kit's own tests
-	$(PY) -m pytest tests -q -n 2 --durations=15
+	$(PY) -m pytest tests -q -n 2 --dist loadgroup --durations=15
 
 lint: $(STAMP) ## ruff
 	$(PY) -m ruff check autograder tests solutions assignments

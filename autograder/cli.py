@@ -37,6 +37,17 @@ def _cmd_grade_many(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_seeds(args: argparse.Namespace) -> int:
+    from .grade import reference_failures_by_seed
+
+    failures = reference_failures_by_seed(load_assignment(args.assignment), list(range(1, args.count + 1)))
+    bad = {seed: f for seed, f in failures.items() if f}
+    for seed, lines in bad.items():
+        print(f"seed {seed}: " + "; ".join(lines))
+    print(f"{args.assignment}: reference passes every test under {len(failures) - len(bad)} of {len(failures)} seeds")
+    return 1 if bad else 0
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -92,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("jobs_file")
     p.set_defaults(func=_cmd_grade_many)
+
+    p = sub.add_parser("seeds", help="run the suites on the reference under many seeds (flake check)")
+    p.add_argument("assignment")
+    p.add_argument("--count", type=int, default=20)
+    p.set_defaults(func=_cmd_seeds)
 
     p = sub.add_parser("bench", help="measure grading time and memory (see autograder/bench.py)")
     p.add_argument("rest", nargs=argparse.REMAINDER)

@@ -73,6 +73,8 @@ class Diagnoser:
 
     @staticmethod
     def _close(a: Any, b: Any) -> bool:
+        if isinstance(a, (str, list, tuple)) and all(isinstance(x, str) for x in (a if not isinstance(a, str) else [a])):
+            return list(a) == list(b) if not isinstance(a, str) else a == b  # words (nearest, analogy)
         try:
             ta, tb = to_tensor(a, "a").detach().double(), to_tensor(b, "b").detach().double()
         except Exception:  # noqa: BLE001 - not comparable means not a match

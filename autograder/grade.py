@@ -182,3 +182,23 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             print(f"{upload}: {grade.score:g}", flush=True)
     finally:
         zygote.close()
+
+
+def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict[int, list[str]]:
+    """Run the suites against the reference in this process (no worker: it is our own code)
+    under each seed; return the failing tests per seed. The flake check behind `make test`."""
+    from .seam import LocalStudent
+
+    failures: dict[int, list[str]] = {}
+    sys.path.insert(0, str(assignment.tests_dir))
+    try:
+        for seed in seeds:
+            os.environ["AG_SEED"] = str(seed)
+            student = LocalStudent(assignment.module, assignment.solution, assignment.helpers)
+            plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"))
+            pytest.main(pytest_args(assignment), plugins=[plugin])
+            bad = [f"{r.name}: {r.output[:200]}" for r in plugin.results.values() if r.status != "passed"]
+            failures[seed] = bad + plugin.config_errors
+    finally:
+        sys.path.remove(str(assignment.tests_dir))
+    return failures

@@ -16,14 +16,14 @@ def results_document(tests: Iterable[TestResult], output: str, execution_time: f
     entries = []
     total = 0.0
     for number, t in enumerate(tests, start=1):
-        score = round(t.score, 4)
+        score = round(t.score, 2)
         total += score
         entries.append(
             {
                 "name": t.name,
                 "number": str(number),
                 "score": score,
-                "max_score": round(t.max_score, 4),
+                "max_score": round(t.max_score, 2),
                 "status": "passed" if t.status == "passed" else "failed",
                 "visibility": t.visibility,
                 "output": t.output,

@@ -88,14 +88,15 @@ class ScoringPlugin:
         for key in self.assignment.points:
             if key not in counts:
                 self.config_errors.append(f"assignment.toml gives points to {key}, but no such test was collected")
+        seen: dict[str, int] = {}
         for item in items:
             key = self.key_of(item)
-            points = self.assignment.points.get(key, 0.0) / counts[key]
+            index = seen[key] = seen.get(key, -1) + 1
             self.results[item.nodeid] = TestResult(
                 key=key,
                 nodeid=item.nodeid,
                 name=test_title(item),
-                max_score=points,
+                max_score=split_points(self.assignment.points.get(key, 0.0), counts[key])[index],
                 visibility=self.assignment.visibility_of(key),
             )
 
@@ -107,8 +108,10 @@ class ScoringPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         now = time.monotonic()
-        self.student.deadline = min(now + self.assignment.test_timeout, self.run_deadline)
-        self._marks[item.nodeid] = self.student.output_mark() if hasattr(self.student, "output_mark") else None
+        self.student.request_timeout = self.assignment.test_timeout
+        self.student.run_deadline = self.run_deadline
+        captures = hasattr(type(self.student), "output_mark")  # LocalStudent (in-process) captures nothing
+        self._marks[item.nodeid] = self.student.output_mark() if captures else None
         if now >= self.run_deadline:
             raise Feedback("not run: grading reached the time limit for the whole submission before this test")
 
@@ -152,6 +155,13 @@ class ScoringPlugin:
             f"the check could not be completed on what your code returned "
             f"({type(exc).__name__}: {str(exc)[:300]}). Check the return type and shape against the handout."
         )
+
+
+def split_points(points: float, n: int) -> list[float]:
+    """Split ``points`` over ``n`` cases in whole hundredths that add up exactly (7 over 3: 2.34, 2.33, 2.33)."""
+    cents = round(points * 100)
+    base, extra = divmod(cents, n)
+    return [(base + (1 if i < extra else 0)) / 100 for i in range(n)]
 
 
 def test_title(item: pytest.Item) -> str:

@@ -1,13 +1,8 @@
-"""Grading through the CLI, as instructors run it: reference 100, stub 0, valid results."""
+"""Grading through the CLI, as instructors run it: the stub scores 0 with valid results.
+(The reference's 100 is checked by the release self-check, test_selfcheck.py, and in the
+simulated Gradescope tree.)"""
 
-from conftest import grade, reference_source, stub_source, write_submission
-
-
-def test_reference_scores_100(assignment_name, tmp_path):
-    path = write_submission(tmp_path / "ref", assignment_name, reference_source(assignment_name))
-    document = grade(assignment_name, path, tmp_path)
-    failed = [(t["name"], t["output"][:300]) for t in document["tests"] if t["status"] != "passed"]
-    assert document["score"] == 100, failed
+from conftest import grade, stub_source, write_submission
 
 
 def test_untouched_stub_scores_0_and_says_what_is_unfinished(assignment_name, tmp_path):
@@ -16,4 +11,4 @@ def test_untouched_stub_scores_0_and_says_what_is_unfinished(assignment_name, tm
     assert document["score"] == 0
     assert document["tests"], "the stub must still get one entry per test"
     assert any("not implemented yet" in t["output"] for t in document["tests"])
-    assert sum(t["max_score"] for t in document["tests"]) == 100
+    assert abs(sum(t["max_score"] for t in document["tests"]) - 100) < 1e-6

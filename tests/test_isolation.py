@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +24,7 @@ from autograder.config import load_assignment
 from autograder.release import autograder_files, make_zip
 from autograder.sandbox import running_as_root
 
+pytestmark = pytest.mark.xdist_group("attacks")  # one xdist worker grades the shared attack batch once
 needs_root = pytest.mark.skipif(not running_as_root(), reason="the user switch needs root (as on Gradescope)")
 REFERENCE_MARKER = "# BEGIN SOLUTION"
 
@@ -40,6 +43,40 @@ def run_in_tree(zip_path, source: str, tmp_path, name="attention.py") -> tuple[d
     document = json.loads((root / "results" / "results.json").read_text())
     validate_results(document)
     return document, proc.stdout + proc.stderr
+
+
+ATTACKS: dict[str, str] = {}  # name -> source, graded together by the `graded` fixture
+
+
+def attack(name: str, source: str) -> str:
+    ATTACKS[name] = source
+    return name
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, dict]:
+    """Grade every registered attack in one `grade-many` run (real isolated workers, one process)."""
+    tmp = tmp_path_factory.mktemp("attacks")
+    jobs = []
+    for name, source in ATTACKS.items():
+        (tmp / name).mkdir()
+        (tmp / name / "attention.py").write_text(source)
+        jobs.append([str(tmp / name), str(tmp / f"{name}.json")])
+    (tmp / "jobs.json").write_text(json.dumps(jobs))
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade-many", "attention", str(tmp / "jobs.json")],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
+    out = {}
+    for name in ATTACKS:
+        document = json.loads((tmp / f"{name}.json").read_text())
+        validate_results(document)
+        out[name] = document
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
 
 
 def feedback_text(document: dict) -> str:
@@ -88,39 +125,6 @@ for sig_target in (os.getppid(),):
     assert len(document["tests"]) > 0, "the grader must survive and write real results"
 
 
-def test_monkeypatching_comparisons_in_the_worker(attention_zip, tmp_path):
-    attack = """
-import numpy, numpy.testing, torch, torch.testing, math
-torch.allclose = lambda *a, **k: True
-torch.equal = lambda *a, **k: True
-torch.testing.assert_close = lambda *a, **k: None
-numpy.testing.assert_allclose = lambda *a, **k: None
-numpy.allclose = lambda *a, **k: True
-math.isclose = lambda *a, **k: True
-"""
-    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
-    assert document["score"] == 0
-
-
-def test_tensor_subclass_that_makes_comparisons_pass(attention_zip, tmp_path):
-    attack = """
-class Liar(torch.Tensor):
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        return True
-    def __eq__(self, other):
-        return True
-
-def softmax(x, dim=-1):
-    return torch.zeros_like(x).as_subclass(Liar)
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    return (torch.zeros(q.shape[:-1] + v.shape[-1:]).as_subclass(Liar), torch.zeros(q.shape[:-1] + k.shape[-2:-1]).as_subclass(Liar))
-"""
-    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
-    assert document["score"] == 0
-
-
 @needs_root
 def test_looking_for_the_reference_and_printing_grader_files(attention_zip, tmp_path):
     attack = """
@@ -157,23 +161,6 @@ def causal_mask(n):
     assert document["score"] <= causal_points + 1e-6, "only the honestly written causal_mask may earn points"
 
 
-def test_flooding_stdout(attention_zip, tmp_path):
-    attack = "\nimport sys\nfor _ in range(100000):\n    print('x' * 100)\n"
-    start = time.monotonic()
-    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
-    assert document["score"] == 100
-    assert len(json.dumps(document)) < 100_000, "results must stay under Gradescope's output limit"
-    assert time.monotonic() - start < 120
-
-
-def test_infinite_loop_costs_only_that_function(attention_zip, tmp_path):
-    attack = "\ndef causal_mask(n):\n    while True:\n        pass\n"
-    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
-    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
-    assert "causal_mask" in lost and "softmax" not in lost
-    assert any("time limit" in t["output"] for t in document["tests"])
-
-
 @needs_root
 def test_rewriting_test_files(attention_zip, tmp_path):
     attack = """
@@ -189,55 +176,6 @@ for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
     assert document["score"] == 0
     hidden = tmp_path / "autograder" / "source" / "assignments" / "attention" / "tests" / "hidden"
     assert all("def test_pass" not in p.read_text() for p in hidden.glob("*.py"))
-
-
-def test_bounded_fork_bomb_and_leftover_processes(attention_zip, tmp_path):
-    attack = """
-import os, time
-def causal_mask(n):
-    for _ in range(60):
-        try:
-            if os.fork() == 0:
-                os.setsid()
-                if os.fork() == 0:
-                    open(os.path.join(MARKS, str(os.getpid())), "w").close()
-                    time.sleep(600)
-                os._exit(0)
-        except OSError:
-            break
-    time.sleep(5)
-    return torch.ones(n, n, dtype=torch.bool).triu(1)
-"""
-    marks = Path(tempfile.mkdtemp(prefix="kit-forkbomb-"))  # outside the 0700 pytest tmp tree
-    marks.chmod(0o777)
-    source = reference_source("attention") + f"\nMARKS = {str(marks)!r}\n" + attack
-    document, _ = run_in_tree(attention_zip, source, tmp_path)
-    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
-    assert "causal_mask" in lost and "softmax" not in lost
-    started = [int(p.name) for p in marks.iterdir()]
-    assert started, "the attack should have started processes"
-    time.sleep(0.5)
-    alive = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
-    assert not alive, "every process the student started must be gone"
-
-
-def test_memory_bomb_costs_only_that_function(attention_zip, tmp_path):
-    attack = "\ndef causal_mask(n):\n    hog = [bytearray(50 * 1024 * 1024) for _ in range(100)]\n    return hog\n"
-    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
-    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
-    assert "causal_mask" in lost and "softmax" not in lost
-
-
-def test_skip_and_exit_from_student_code_do_not_pass_tests(attention_zip, tmp_path):
-    attack = """
-import pytest
-def softmax(x, dim=-1):
-    pytest.skip("nothing to see")
-def scaled_dot_product_attention(q, k, v, mask=None):
-    pytest.exit("done", returncode=0)
-"""
-    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
-    assert document["score"] == 0
 
 
 def test_extra_files_in_the_upload_have_no_effect(attention_zip, tmp_path):
@@ -266,3 +204,122 @@ def test_worker_runs_as_the_unprivileged_user(attention_zip, tmp_path):
     assert "UID 0" not in feedback_text(document)
     assert "UID" in feedback_text(document)
     assert os.geteuid() == 0
+
+
+# ---- attacks graded together through grade-many (the same isolated worker, one grader process) ----
+
+MONKEYPATCH = attack(
+    "monkeypatch",
+    STUB
+    + """
+import numpy, numpy.testing, torch, torch.testing, math
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+torch.testing.assert_close = lambda *a, **k: None
+numpy.testing.assert_allclose = lambda *a, **k: None
+numpy.allclose = lambda *a, **k: True
+math.isclose = lambda *a, **k: True
+""",
+)
+LIAR = attack(
+    "liar",
+    STUB
+    + """
+class Liar(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return True
+    def __eq__(self, other):
+        return True
+
+def softmax(x, dim=-1):
+    return torch.zeros_like(x).as_subclass(Liar)
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    return (torch.zeros(q.shape[:-1] + v.shape[-1:]).as_subclass(Liar), torch.zeros(q.shape[:-1] + k.shape[-2:-1]).as_subclass(Liar))
+""",
+)
+FLOOD = attack("flood", reference_source("attention") + "\nimport sys\nfor _ in range(100000):\n    print('x' * 100)\n")
+HANG = attack("hang", reference_source("attention") + "\ndef causal_mask(n):\n    while True:\n        pass\n")
+MEMORY = attack(
+    "memory",
+    reference_source("attention")
+    + "\ndef causal_mask(n):\n    hog = [bytearray(50 * 1024 * 1024) for _ in range(100)]\n    return hog\n",
+)
+SKIP = attack(
+    "skip",
+    STUB
+    + """
+import pytest
+def softmax(x, dim=-1):
+    pytest.skip("nothing to see")
+def scaled_dot_product_attention(q, k, v, mask=None):
+    pytest.exit("done", returncode=0)
+""",
+)
+MARKS = Path(tempfile.mkdtemp(prefix="kit-forkbomb-"))  # outside the 0700 pytest tmp tree
+MARKS.chmod(0o777)
+FORK = attack(
+    "fork",
+    reference_source("attention")
+    + f"\nMARKS = {str(MARKS)!r}\n"
+    + """
+import os, time
+def causal_mask(n):
+    for _ in range(60):
+        try:
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    open(os.path.join(MARKS, str(os.getpid())), "w").close()
+                    time.sleep(600)
+                os._exit(0)
+        except OSError:
+            break
+    time.sleep(5)
+    return torch.ones(n, n, dtype=torch.bool).triu(1)
+""",
+)
+
+
+def lost_functions(document: dict) -> set[str]:
+    return {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+
+
+def test_monkeypatching_comparisons_in_the_worker(graded):
+    assert graded[MONKEYPATCH]["score"] == 0
+
+
+def test_tensor_subclass_that_makes_comparisons_pass(graded):
+    assert graded[LIAR]["score"] == 0
+
+
+def test_flooding_stdout(graded):
+    document = graded[FLOOD]
+    assert document["score"] == 100
+    assert len(json.dumps(document)) < 100_000, "results must stay under Gradescope's output limit"
+
+
+def test_infinite_loop_costs_only_that_function(graded):
+    document = graded[HANG]
+    assert "causal_mask" in lost_functions(document) and "softmax" not in lost_functions(document)
+    assert any("time limit" in t["output"] for t in document["tests"])
+
+
+def test_memory_bomb_costs_only_that_function(graded):
+    lost = lost_functions(graded[MEMORY])
+    assert "causal_mask" in lost and "softmax" not in lost
+
+
+def test_skip_and_exit_from_student_code_do_not_pass_tests(graded):
+    assert graded[SKIP]["score"] == 0
+
+
+def test_bounded_fork_bomb_and_leftover_processes(graded):
+    lost = lost_functions(graded[FORK])
+    assert "causal_mask" in lost and "softmax" not in lost
+    started = [int(p.name) for p in MARKS.iterdir()]
+    assert started, "the attack should have started processes"
+    time.sleep(0.5)
+    alive = [pid for pid in started if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
+    assert not alive, "every process the student started must be gone"

@@ -82,7 +82,10 @@ except NotImplementedError as exc:
 # subspaces; they do not add weights.
 
 # %%
-count = lambda m: sum(p.numel() for p in m.parameters())
+def count(m):
+    return sum(p.numel() for p in m.parameters())
+
+
 print(f"{'heads':>5}  {'head size':>9}  {'yours':>7}  {'nn.MultiheadAttention':>21}  {'4d^2 + 4d':>9}")
 for h in (1, 2, 4, 8):
     try:

@@ -35,7 +35,7 @@ def random_torch_mha(d: int, h: int, bias: bool, gen: torch.Generator, scale: fl
     """
     mha = nn.MultiheadAttention(d, h, bias=bias, batch_first=True).double()
     with torch.no_grad():
-        for name, p in mha.named_parameters():
+        for _name, p in mha.named_parameters():
             if p.dim() == 2:
                 value = torch.randn(p.shape, generator=gen, dtype=torch.float64) * scale / math.sqrt(d)
             else:
