@@ -128,7 +128,7 @@ class ScoringPlugin:
             result.status, result.score = "failed", 0.0
             result.output = self._failure_text(call.excinfo)
             if self.diagnoser is not None and call.excinfo is not None:
-                result.diagnoses, text = self.diagnoser(call.excinfo.value)
+                result.diagnoses, text = self.diagnoser(call.excinfo.value, result.key)
                 if text:
                     result.output += "\n\n" + text
         elif report.skipped and report.when in ("setup", "call"):
