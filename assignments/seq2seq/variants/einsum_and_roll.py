@@ -59,7 +59,7 @@ def train_copy(model, length, steps=2500, batch_size=64, lr=3e-3, seed=0):
     opt = torch.optim.Adam(model.parameters(), lr)
     criterion = nn.CrossEntropyLoss()
     history = []
-    for step in range(steps):
+    for _step in range(steps):
         opt.zero_grad()
         src, tgt_in = copy_batch(batch_size, length, rng)
         loss = criterion(model(src, tgt_in).transpose(1, 2), src)  # (B, V, T) against (B, T)
