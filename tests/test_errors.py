@@ -1,0 +1,45 @@
+"""Bad input gets a message that says what is wrong and what to do, never a bare traceback."""
+
+import shutil
+
+import pytest
+from conftest import KIT, run_cli
+
+from autograder.config import ConfigError, load_assignment
+from autograder.release import student_files
+
+
+def test_unknown_assignment_lists_the_known_ones():
+    proc = run_cli("grade", "attentoin", "x.py")
+    assert proc.returncode == 2
+    assert "unknown assignment 'attentoin'" in proc.stderr and "attention" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_submission_path(tmp_path):
+    proc = run_cli("grade", "attention", str(tmp_path / "nope.py"))
+    assert proc.returncode == 2 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _kit_copy(tmp_path):
+    root = tmp_path / "kit"
+    shutil.copytree(KIT / "assignments" / "attention", root / "assignments" / "attention")
+    shutil.copytree(KIT / "solutions" / "attention", root / "solutions" / "attention")
+    return root
+
+
+def test_points_that_do_not_add_up_to_100(tmp_path):
+    root = _kit_copy(tmp_path)
+    toml = root / "assignments" / "attention" / "assignment.toml"
+    toml.write_text(toml.read_text().replace('[points]\n', '[points]\n"hidden/test_extra.py::test_x" = 5\n', 1))
+    with pytest.raises(ConfigError, match="add up to 105"):
+        load_assignment("attention", root)
+
+
+def test_unbalanced_solution_markers_are_refused_with_the_line(tmp_path):
+    root = _kit_copy(tmp_path)
+    solution = root / "solutions" / "attention" / "attention.py"
+    text = solution.read_text()
+    solution.write_text(text.replace("    # END SOLUTION\n", "", 1))
+    with pytest.raises(ConfigError, match=r"attention\.py:\d+: BEGIN SOLUTION inside the block opened at line \d+"):
+        student_files(load_assignment("attention", root))
