@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test test-fast lint bench clean
+.PHONY: help venv release stubs test lint bench gradescope-image clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -30,9 +30,13 @@ test: $(STAMP) ## run the kit's own tests
 
 lint: $(STAMP) ## ruff
 	$(PY) -m ruff check autograder tests solutions assignments
+	$(PY) -m ruff format --check autograder tests
 
 bench: $(STAMP) ## measure grading time and memory; writes the table into README.md
 	$(PY) -m autograder bench --write-readme
+
+gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root, debootstrap; minutes)
+	$(PY) tests/gradescope_image.py attention
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf dist build .pytest_cache

@@ -130,7 +130,11 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
         env = dict(os.environ, KIT_WORKER_SLOT=str(slot))
         proc = subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
-            cwd=KIT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            cwd=KIT_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
         )
         for line in proc.stdout:
             if on_done and ": " in line and not line.startswith((".", "F")):

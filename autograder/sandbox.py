@@ -48,6 +48,8 @@ def student_user_name() -> str:
     so that concurrent students' workers cannot signal each other."""
     slot = os.environ.get("KIT_WORKER_SLOT", "")
     return f"{STUDENT_USER}-{slot}" if slot.isdigit() else STUDENT_USER
+
+
 WORKER_PACKAGE = Path(__file__).parent / "worker"
 
 
@@ -286,7 +288,12 @@ class Zygote:
         request_r, request_w = os.pipe()
         answer_r, answer_w = os.pipe()
         output_r, output_w = os.pipe()
-        spec = {"module": module_name, "path": str(module_path), "helpers": str(helpers_path) if helpers_path else None, "scratch": str(scratch)}
+        spec = {
+            "module": module_name,
+            "path": str(module_path),
+            "helpers": str(helpers_path) if helpers_path else None,
+            "scratch": str(scratch),
+        }
         try:
             socket.send_fds(self.control, [json.dumps(spec).encode()], [request_r, answer_w, output_w])
             reply = self.control.recv(4096)
@@ -360,7 +367,9 @@ class Worker:
         module_path = staging / f"{self.module_name}.py"
         helpers_path = staging / "_kit_helpers.py" if self.helpers_file else None
         if use_zygote:
-            self.pid, request_w, answer_r, output_r = self.zygote.spawn(self.module_name, module_path, helpers_path, staging / "scratch")
+            self.pid, request_w, answer_r, output_r = self.zygote.spawn(
+                self.module_name, module_path, helpers_path, staging / "scratch"
+            )
             output = os.fdopen(output_r, "rb")
         else:
             request_r, request_w = os.pipe()

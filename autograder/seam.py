@@ -92,9 +92,7 @@ class RemoteStudent:
             return self.worker
         if self.worker is not None:
             self.worker.kill()
-        self.worker = Worker(
-            self.module_name, self.student_file, self.helpers_file, self.banned, self.limits, zygote=self.zygote
-        )
+        self.worker = Worker(self.module_name, self.student_file, self.helpers_file, self.banned, self.limits, zygote=self.zygote)
         self.worker.start()
         self.generation += 1
         self.starts += 1

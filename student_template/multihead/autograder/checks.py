@@ -87,18 +87,18 @@ def expect_close(
             got,
         )
     if g.dtype == torch.bool or w.dtype == torch.bool:
-        bad = g.to(torch.bool) != w.to(torch.bool)
+        bad = (g.to(torch.bool) != w.to(torch.bool)).reshape(g.shape or (1,))
         if bad.any():
             idx = tuple(int(i) for i in bad.nonzero()[0])
             raise Feedback(
                 f"{what}: {int(bad.sum())} of {bad.numel()} entries are wrong, the first at index {idx} "
-                f"(expected {bool(w[idx])}, got {bool(g[idx])})." + _hint(hint),
+                f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])})." + _hint(hint),
                 call,
                 got,
             )
         return
-    g64 = g.detach().to(torch.float64)
-    w64 = w.detach().to(torch.float64)
+    g64 = g.detach().to(torch.float64).reshape(g.shape or (1,))  # 0-d values compare as 1-element vectors
+    w64 = w.detach().to(torch.float64).reshape(w.shape or (1,))
     nan_g, nan_w = torch.isnan(g64), torch.isnan(w64)
     if (nan_g & ~nan_w).any():
         idx = tuple(int(i) for i in (nan_g & ~nan_w).nonzero()[0])

@@ -1,0 +1,151 @@
+"""Checks that explain themselves: what was checked, on what input, expected vs got.
+
+Shared by the hidden tests (grader side) and the public tests (shipped to
+students), so it depends only on torch and NumPy. Every check raises
+:class:`Feedback` (an ``AssertionError``) whose message is written for the
+student; the grader shows that message and nothing else of the test.
+No check uses ``pytest.raises``/``pytest.fail``, so the same checks run under
+Otter, whose runner only catches ``Exception``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+
+class Feedback(AssertionError):
+    """A failed check; ``str(exc)`` is the message the student sees."""
+
+    def __init__(self, message: str, call: tuple | None = None, got: Any = None) -> None:
+        super().__init__(message)
+        self.call = call  # (function name, args, kwargs, output selector) for mistake diagnosis
+        self.got = got
+
+
+def describe(x: Any) -> str:
+    """A short description of an input: "shape (4, 7), float32"."""
+    if isinstance(x, torch.Tensor):
+        return f"shape {tuple(x.shape)}, {str(x.dtype).replace('torch.', '')}"
+    if isinstance(x, np.ndarray):
+        return f"array of shape {x.shape}, {x.dtype}"
+    return type(x).__name__
+
+
+def to_tensor(x: Any, what: str) -> torch.Tensor:
+    if isinstance(x, torch.Tensor):
+        return x
+    if isinstance(x, np.ndarray) or isinstance(x, (int, float, np.generic)):
+        return torch.as_tensor(np.asarray(x))
+    if isinstance(x, (list, tuple)):
+        try:
+            return torch.as_tensor(np.asarray(x, dtype=float))
+        except (ValueError, TypeError):
+            pass
+    raise Feedback(f"{what}: expected a tensor or array, got {type(x).__name__}")
+
+
+def _fmt_row(t: torch.Tensor, limit: int = 6) -> str:
+    flat = t.reshape(-1)
+    items = [f"{v:.4g}" if not isinstance(v, bool) else str(v) for v in flat[:limit].tolist()]
+    return "[" + ", ".join(items) + (", ...]" if flat.numel() > limit else "]")
+
+
+def expect_shape(got: Any, shape: tuple, what: str) -> None:
+    t = to_tensor(got, what)
+    if tuple(t.shape) != tuple(shape):
+        raise Feedback(f"{what}: expected shape {tuple(shape)}, got {tuple(t.shape)}.")
+
+
+def expect_dtype(got: Any, dtype: Any, what: str) -> None:
+    t = to_tensor(got, what)
+    if t.dtype != dtype:
+        raise Feedback(f"{what}: expected dtype {str(dtype).replace('torch.', '')}, got {str(t.dtype).replace('torch.', '')}.")
+
+
+def expect_close(
+    got: Any,
+    want: Any,
+    what: str,
+    atol: float = 1e-6,
+    rtol: float = 0.0,
+    hint: str = "",
+    call: tuple | None = None,
+    check_dtype: bool = False,
+) -> None:
+    """``got`` equals ``want`` within ``atol + rtol*|want|`` everywhere, same shape; NaN only where expected."""
+    g = to_tensor(got, what)
+    w = to_tensor(want, what)
+    if tuple(g.shape) != tuple(w.shape):
+        raise Feedback(f"{what}: expected shape {tuple(w.shape)}, got {tuple(g.shape)}." + _hint(hint), call, got)
+    if check_dtype and g.dtype != w.dtype:
+        raise Feedback(
+            f"{what}: expected dtype {str(w.dtype).replace('torch.', '')}, got {str(g.dtype).replace('torch.', '')}.",
+            call,
+            got,
+        )
+    if g.dtype == torch.bool or w.dtype == torch.bool:
+        bad = (g.to(torch.bool) != w.to(torch.bool)).reshape(g.shape or (1,))
+        if bad.any():
+            idx = tuple(int(i) for i in bad.nonzero()[0])
+            raise Feedback(
+                f"{what}: {int(bad.sum())} of {bad.numel()} entries are wrong, the first at index {idx} "
+                f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])})." + _hint(hint),
+                call,
+                got,
+            )
+        return
+    g64 = g.detach().to(torch.float64).reshape(g.shape or (1,))  # 0-d values compare as 1-element vectors
+    w64 = w.detach().to(torch.float64).reshape(w.shape or (1,))
+    nan_g, nan_w = torch.isnan(g64), torch.isnan(w64)
+    if (nan_g & ~nan_w).any():
+        idx = tuple(int(i) for i in (nan_g & ~nan_w).nonzero()[0])
+        raise Feedback(
+            f"{what}: your result has NaN at index {idx} ({int((nan_g & ~nan_w).sum())} NaN entries in all) "
+            "where a number was expected." + _hint(hint),
+            call,
+            got,
+        )
+    both_inf = torch.isinf(g64) & torch.isinf(w64) & (torch.sign(g64) == torch.sign(w64))
+    err = (g64 - w64).abs().masked_fill(both_inf | (nan_g & nan_w), 0.0)
+    err = torch.nan_to_num(err, nan=float("inf"))
+    allowed = atol + rtol * w64.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
+    bad = err > allowed
+    if bad.any():
+        first = tuple(int(i) for i in bad.nonzero()[0])
+        row = first[:-1] if len(first) > 1 else first
+        where = f"row {row if len(row) != 1 else row[0]}" if len(first) > 1 else f"index {first[0]}"
+        detail = ""
+        if len(first) > 1:
+            detail = f" In {where}: expected {_fmt_row(w64[row])}, got {_fmt_row(g64[row])}."
+        raise Feedback(
+            f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
+            f"tolerance {atol:.0e}{f' + {rtol:.0e}·|expected|' if rtol else ''}; "
+            f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}" + _hint(hint),
+            call,
+            got,
+        )
+
+
+def expect_true(condition: Any, message: str, call: tuple | None = None, got: Any = None) -> None:
+    if not bool(condition):
+        raise Feedback(message, call, got)
+
+
+def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str) -> None:
+    """``fn()`` raises one of ``exc_types`` (by class name, so it works across the process boundary)."""
+    names = {t if isinstance(t, str) else t.__name__ for t in exc_types}
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - we inspect what the student raised
+        text = str(exc)
+        if type(exc).__name__ in names or any(f"raised {n}" in text for n in names):
+            return
+        raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}") from None
+    raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.")
+
+
+def _hint(hint: str) -> str:
+    return f" {hint}" if hint else ""

@@ -1,0 +1,122 @@
+"""Run an autograder.zip's setup.sh for real, in a fresh Debian root (no Docker engine here).
+
+    sudo .venv/bin/python tests/gradescope_image.py [assignment]      # or: make gradescope-image
+
+What it proves that the simulated tree cannot: on a machine with nothing but python3,
+setup.sh installs python3-venv, creates the venv, installs every pinned requirement,
+creates the unprivileged user, and the installed grader grades the reference to 100 and
+the stub to 0. Differences from Gradescope: Debian bookworm (Python 3.11) instead of
+Ubuntu 22.04 (3.10), and torch comes from this machine's wheel folder because the CPU
+wheel index cannot be reached from here (TORCH_INDEX_URL is pointed at PyPI and pip's
+find-links at the local CPU wheel). Needs root, debootstrap and the Debian mirror; the
+fresh root is cached in .cache/debian-root and copied for every run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(KIT))
+
+from autograder.config import load_assignment  # noqa: E402
+from autograder.markers import make_stub  # noqa: E402
+from autograder.release import build_zips  # noqa: E402
+
+BASE = KIT / ".cache" / "debian-root"
+MIRROR = "http://deb.debian.org/debian"
+WHEELS = Path(os.environ.get("PIP_FIND_LINKS", "/opt/wheels"))
+
+
+def sh(*cmd: str, **kw) -> subprocess.CompletedProcess:
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def base_root() -> Path:
+    if (BASE / "usr" / "bin" / "python3").exists():
+        return BASE
+    shutil.rmtree(BASE, ignore_errors=True)
+    BASE.parent.mkdir(parents=True, exist_ok=True)
+    sh("debootstrap", "--variant=minbase", "bookworm", str(BASE), MIRROR)
+    with mounted(BASE):
+        sh("chroot", str(BASE), "apt-get", "update", "-qq")
+        # Only what Gradescope's image has: python3, pip and CA certificates (no python3-venv).
+        sh("chroot", str(BASE), "apt-get", "install", "-y", "-qq", "python3", "python3-pip", "ca-certificates", "unzip")
+    for cert in Path("/usr/local/share/ca-certificates").glob("*.crt"):  # this workplace's egress CA
+        shutil.copy(cert, BASE / "usr/local/share/ca-certificates" / cert.name)
+    with mounted(BASE):
+        sh("chroot", str(BASE), "update-ca-certificates")
+    return BASE
+
+
+class mounted:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.points = [("proc", root / "proc", ["-t", "proc"]), ("/dev", root / "dev", ["--bind"])]
+        if WHEELS.is_dir():
+            self.points.append((str(WHEELS), root / "opt" / "wheels", ["--bind"]))
+
+    def __enter__(self):
+        shutil.copy("/etc/resolv.conf", self.root / "etc" / "resolv.conf")
+        for source, target, opts in self.points:
+            target.mkdir(parents=True, exist_ok=True)
+            sh("mount", *opts, source, str(target))
+        return self
+
+    def __exit__(self, *exc):
+        for _, target, _ in reversed(self.points):
+            subprocess.run(["umount", "-l", str(target)])
+
+
+def check(name: str) -> int:
+    assignment = load_assignment(name)
+    run_root = KIT / ".cache" / f"gradescope-image-{name}"
+    shutil.rmtree(run_root, ignore_errors=True)
+    sh("cp", "-a", str(base_root()), str(run_root))
+    ag = run_root / "autograder"
+    with zipfile.ZipFile(__import__("io").BytesIO(build_zips(assignment)["autograder.zip"])) as zf:
+        zf.extractall(ag / "source")
+    for script in ("setup.sh", "run_autograder"):
+        (ag / "source" / script).chmod(0o755)
+    shutil.copy(ag / "source" / "run_autograder", ag / "run_autograder")
+    env = [
+        "env",
+        "-i",
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME=/root",
+        "PIP_FIND_LINKS=/opt/wheels",
+        "TORCH_INDEX_URL=https://pypi.org/simple",
+        "PIP_CERT=/etc/ssl/certs/ca-certificates.crt",
+        "DEBIAN_FRONTEND=noninteractive",
+    ]
+    failures = 0
+    with mounted(run_root):
+        sh("chroot", str(run_root), *env, "bash", "-c", "apt-get update -qq && cd /autograder/source && bash setup.sh")
+        for label, source, expected in (
+            ("reference", assignment.solution.read_text(), 100),
+            ("stub", make_stub(assignment.solution.read_text()), 0),
+        ):
+            shutil.rmtree(ag / "submission", ignore_errors=True)
+            (ag / "submission").mkdir()
+            (ag / "submission" / assignment.submit_file).write_text(source)
+            shutil.rmtree(ag / "results", ignore_errors=True)
+            (ag / "results").mkdir()
+            sh("chroot", str(run_root), *env, "/autograder/run_autograder", stdout=subprocess.DEVNULL)
+            score = json.loads((ag / "results" / "results.json").read_text())["score"]
+            print(f"{name} {label}: {score} (expected {expected})")
+            failures += score != expected
+    return failures
+
+
+if __name__ == "__main__":
+    if os.geteuid() != 0:
+        sys.exit("run as root: debootstrap, chroot and mount need it")
+    names = sys.argv[1:] or ["attention"]
+    sys.exit(1 if sum(check(n) for n in names) else 0)
