@@ -189,13 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     if over:
         print("over budget:\n  " + "\n  ".join(over))
     if args.write_readme:
-        readme = KIT_ROOT / "README.md"
-        content = readme.read_text()
-        start, end = "<!-- bench:start -->", "<!-- bench:end -->"
-        block = f"{start}\n{text}\n{end}"
-        if start in content:
-            content = content[: content.index(start)] + block + content[content.index(end) + len(end) :]
-        else:
-            content = content.replace("BENCH-TABLE", block)
-        readme.write_text(content)
+        from .release import write_readme_block
+
+        write_readme_block("bench", text)
     return 0

@@ -131,6 +131,17 @@ class Report:
         if not ok:
             self.problems.append(what)
 
+    def markdown_table(self) -> str:
+        lines = [
+            f"**`{self.assignment}`** ({len(self.table)} mistakes)",
+            "",
+            "| mistake | points lost | named in feedback | tests that catch it |",
+            "| --- | ---: | :---: | --- |",
+        ]
+        for mistake, tests, lost, named in self.table:
+            lines.append(f"| `{mistake}` | {lost:g} | {named} | {tests} |")
+        return "\n".join(lines)
+
     def text(self) -> str:
         out = [f"[{self.assignment}] self-check", *self.lines]
         if self.table:
@@ -194,7 +205,9 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
         report.check(
             diagnosed or bool(entry.not_diagnosed),
             f"mistake {entry.name} is named in the feedback"
-            + (f" (not diagnosable: {entry.not_diagnosed})" if entry.not_diagnosed and not diagnosed else ""),
+            if diagnosed
+            else f"mistake {entry.name} is not named in the feedback"
+            + (f", as declared: {entry.not_diagnosed}" if entry.not_diagnosed else " (and does not declare NOT_DIAGNOSED)"),
         )
         report.table.append(
             (entry.name, ", ".join(sorted(k.split("::")[1] for k in lost)), total_lost, "yes" if diagnosed else "no")
