@@ -117,6 +117,32 @@ def _baseline(assignment) -> float:
     return seconds
 
 
+def _diagnosis_cost(assignment) -> tuple[str, float, float]:
+    """(mistake, seconds with diagnosis, seconds without) for the catalogue's first diagnosable mistake."""
+    mistakes = [m for m in read_catalogue(assignment, "mistake") if not m.not_diagnosed]
+    if not mistakes:
+        return "-", float("nan"), float("nan")
+    mistake = mistakes[0]
+    times = []
+    with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
+        upload = Path(tmp) / assignment.submit_file
+        upload.write_text(submission_source(assignment, mistake))
+        for flags in ([], ["--no-diagnosis"]):
+            cmd = [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                assignment.name,
+                str(upload),
+                "--results",
+                str(Path(tmp) / "r.json"),
+                *flags,
+            ]
+            times.append(measure(cmd, KIT_ROOT, dict(os.environ))[0])
+    return mistake.name, times[0], times[1]
+
+
 def _slow_variant(assignment):
     variants = read_catalogue(assignment, "variant")
     loops = [v for v in variants if "loop" in v.name]
@@ -134,6 +160,7 @@ def bench_assignment(name: str) -> dict:
     row["half_cpu_s"] = _gradescope(assignment, reference, duty=0.5)[0]
     row["baseline_s"] = _baseline(assignment)
     row["public_s"] = _public(assignment)
+    row["mistake"], row["with_diag_s"], row["without_diag_s"] = _diagnosis_cost(assignment)
     return row
 
 
@@ -155,13 +182,14 @@ def bench_batch(name: str, n: int) -> float:
 
 def table(rows: list[dict], batch: float | None, batch_name: str) -> str:
     lines = [
-        "| assignment | grade reference (s) | slow correct style (s) | 1-process baseline (s) | peak RSS, all processes (MB) | at half a CPU (s) | public tests (s) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| assignment | grade reference (s) | slow correct style (s) | 1-process baseline (s) | peak RSS, all processes (MB) | at half a CPU (s) | public tests (s) | a mistake graded with / without diagnosis (s) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         lines.append(
             f"| `{r['assignment']}` | {r['grade_s']:.1f} | {r['slow_s']:.1f} (`{r['slow_variant']}`) | {r['baseline_s']:.1f} | "
-            f"{r['rss_mb']:.0f} | {r['half_cpu_s']:.1f} | {r['public_s']:.1f} |"
+            f"{r['rss_mb']:.0f} | {r['half_cpu_s']:.1f} | {r['public_s']:.1f} | "
+            f"{r['with_diag_s']:.1f} / {r['without_diag_s']:.1f} (`{r['mistake']}`) |"
         )
     text = "\n".join(lines)
     if batch is not None:
