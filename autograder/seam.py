@@ -17,6 +17,7 @@ for the student, never as a grader traceback.
 from __future__ import annotations
 
 import importlib.util
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -226,6 +227,7 @@ class LocalStudent:
 
     def __init__(self, module_name: str, student_file: Path, helpers_file: Path | None = None) -> None:
         self.module = load_module(module_name, student_file)
+        sys.modules[module_name] = self.module  # as in the worker: helpers may `import <module>`
         self.helpers = load_module("_kit_helpers", helpers_file) if helpers_file else None
         self.request_timeout = self.run_deadline = float("inf")
 

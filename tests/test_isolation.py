@@ -36,8 +36,20 @@ def attention_zip(tmp_path_factory):
     return path
 
 
+def tree_root(tmp_path) -> Path:
+    """Where the simulated /autograder goes: like Gradescope's, reachable by any user (0755 parents),
+    so that only the grader's own 0700 folders stand between student code and the secrets."""
+    parent = Path(tempfile.mkdtemp(prefix="kit-tree-"))
+    parent.chmod(0o755)
+    (tmp_path / "tree").symlink_to(parent)
+    return parent / "autograder"
+
+
 def run_in_tree(zip_path, source: str, tmp_path, name="attention.py") -> tuple[dict, str]:
-    root = tmp_path / "autograder"
+    """Grade ``source`` through setup.sh and run_autograder; ``@ROOT@`` in it becomes the tree's root
+    (the attacker knows Gradescope's layout; the worker gets no AUTOGRADER_ROOT variable)."""
+    root = tree_root(tmp_path)
+    source = source.replace("@ROOT@", str(root))
     gradescope_sim.lay_out(zip_path, {name: source.encode()}, root)
     _, proc = gradescope_sim.run(root)
     document = json.loads((root / "results" / "results.json").read_text())
@@ -103,7 +115,7 @@ def test_exit_at_import(attention_zip, tmp_path):
 def test_forged_results_and_killing_the_grader(attention_zip, tmp_path):
     attack = """
 import json, os, signal
-root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
+root = "@ROOT@"
 for path in [root + "/results/results.json", "/autograder/results/results.json"]:
     try:
         with open(path, "w") as f:
@@ -129,15 +141,14 @@ for sig_target in (os.getppid(),):
 def test_looking_for_the_reference_and_printing_grader_files(attention_zip, tmp_path):
     attack = """
 import os, sys, inspect
-found = []
-for name, mod in list(sys.modules.items()):
-    if "reference" in name or "autograder" in name:
-        found.append(name)
-for frame in inspect.stack():
-    found.append(frame.filename)
-root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
-for base in (root, "/autograder", os.path.dirname(root)):
+found = [name for name in sys.modules if "reference" in name or "autograder" in name]
+found += [frame.filename for frame in inspect.stack()]
+leaks = []
+root = "@ROOT@"
+for base in (root, "/autograder"):
     for dirpath, dirnames, filenames in os.walk(base):
+        if "submission" in dirpath:
+            continue
         for f in filenames:
             path = os.path.join(dirpath, f)
             try:
@@ -145,13 +156,17 @@ for base in (root, "/autograder", os.path.dirname(root)):
             except Exception:
                 continue
             if "BEGIN SOLUTION" in text or "def test_" in text:
-                print("LEAK", path, text[:3000])
-                if "def softmax" in text and "BEGIN SOLUTION" in text:
+                leaks.append("LEAK " + path + "\\n" + text[:1500])
+                if "/solutions/" in path and "def softmax" in text:
                     exec(text)
-print("FOUND", found)
 
 def causal_mask(n):
-    print(open(os.path.join(root, "source", "assignments", "attention", "assignment.toml")).read())
+    print("FOUND", found)
+    print("\\n".join(leaks))
+    try:
+        print(open(os.path.join(root, "source", "assignments", "attention", "assignment.toml")).read())
+    except OSError as exc:
+        print("no access:", exc)
     return torch.ones(n, n, dtype=torch.bool).triu(1)
 """
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
@@ -165,7 +180,7 @@ def causal_mask(n):
 def test_rewriting_test_files(attention_zip, tmp_path):
     attack = """
 import os, glob
-root = os.environ.get("AUTOGRADER_ROOT", "/autograder")
+root = "@ROOT@"
 for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
     try:
         open(path, "w").write("def test_pass():\\n    pass\\n")
@@ -174,12 +189,12 @@ for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
 """
     document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
     assert document["score"] == 0
-    hidden = tmp_path / "autograder" / "source" / "assignments" / "attention" / "tests" / "hidden"
+    hidden = (tmp_path / "tree").resolve() / "autograder" / "source" / "assignments" / "attention" / "tests" / "hidden"
     assert all("def test_pass" not in p.read_text() for p in hidden.glob("*.py"))
 
 
 def test_extra_files_in_the_upload_have_no_effect(attention_zip, tmp_path):
-    root = tmp_path / "autograder"
+    root = tree_root(tmp_path)
     evil = {
         "attention.py": STUB.encode(),
         "conftest.py": b"import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    out = yield\n    out.get_result().outcome = 'passed'\n",
