@@ -40,7 +40,11 @@ def _tree(pid: int) -> list[psutil.Process]:
 
 
 def measure(cmd: list[str], cwd: Path, env: dict, duty: float = 1.0) -> tuple[float, float]:
-    """(wall seconds, peak RSS MB summed over the process tree); ``duty`` < 1 throttles the tree."""
+    """(wall seconds, peak memory MB summed over the process tree); ``duty`` < 1 throttles the tree.
+
+    Memory is PSS (proportional set size): a page shared by the grader and the worker (torch's
+    libraries) counts once in total, as in the container's own accounting; summing RSS would
+    count it once per process."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peak = 0.0
@@ -69,7 +73,7 @@ def measure(cmd: list[str], cwd: Path, env: dict, duty: float = 1.0) -> tuple[fl
         total = 0
         for p in _tree(proc.pid):
             try:
-                total += p.memory_info().rss
+                total += p.memory_full_info().pss
             except psutil.Error:
                 pass
         peak = max(peak, total / 2**20)
@@ -182,7 +186,7 @@ def bench_batch(name: str, n: int) -> float:
 
 def table(rows: list[dict], batch: float | None, batch_name: str) -> str:
     lines = [
-        "| assignment | grade reference (s) | slow correct style (s) | 1-process baseline (s) | peak RSS, all processes (MB) | at half a CPU (s) | public tests (s) | a mistake graded with / without diagnosis (s) |",
+        "| assignment | grade reference (s) | slow correct style (s) | 1-process baseline (s) | peak memory, all processes (PSS, MB) | at half a CPU (s) | public tests (s) | a mistake graded with / without diagnosis (s) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
