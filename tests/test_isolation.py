@@ -41,6 +41,7 @@ def tree_root(tmp_path) -> Path:
     so that only the grader's own 0700 folders stand between student code and the secrets."""
     parent = Path(tempfile.mkdtemp(prefix="kit-tree-"))
     parent.chmod(0o755)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "tree").symlink_to(parent)
     return parent / "autograder"
 
