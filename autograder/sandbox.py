@@ -242,6 +242,26 @@ def _running(p: psutil.Process) -> bool:
         return False
 
 
+def _spawn_runtime(
+    python: str, user: pwd.struct_passwd | None, limits: Limits, staging: Path, call: str, pass_fds: tuple, env: dict, stdout
+) -> subprocess.Popen:
+    """Start ``_kit_worker.server.<call>`` from ``staging``: as ``user``, limited, in its own session."""
+    code = f"import sys; sys.path.insert(0, {str(staging)!r}); from _kit_worker import server; server.{call}"
+    extra = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []} if user else {}
+    return subprocess.Popen(
+        [python, "-I", "-B", "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=subprocess.STDOUT if stdout == subprocess.PIPE else subprocess.DEVNULL,
+        pass_fds=pass_fds,
+        cwd=staging / "scratch",
+        env=env,
+        start_new_session=True,
+        preexec_fn=_limit_preexec(limits, bool(user)),
+        **extra,
+    )
+
+
 class Zygote:
     """A worker template that has imported torch once and forks a fresh worker per submission.
 
@@ -262,19 +282,15 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = _worker_env(self._staging / "scratch")
         env["KIT_CONTROL_FD"] = str(theirs.fileno())
-        code = f"import sys; sys.path.insert(0, {str(self._staging)!r}); from _kit_worker import server; server.zygote_main({self.banned!r})"
-        extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if self.user else {}
-        self.proc = subprocess.Popen(
-            [self.python, "-I", "-B", "-c", code],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(theirs.fileno(),),
-            cwd=self._staging / "scratch",
-            env=env,
-            start_new_session=True,
-            preexec_fn=_limit_preexec(limits, bool(self.user)),
-            **extra,
+        self.proc = _spawn_runtime(
+            self.python,
+            self.user,
+            limits,
+            self._staging,
+            f"zygote_main({self.banned!r})",
+            (theirs.fileno(),),
+            env,
+            subprocess.DEVNULL,
         )
         theirs.close()
         self.control = ours
@@ -377,24 +393,10 @@ class Worker:
             env = _worker_env(staging / "scratch")
             env["KIT_REQUEST_FD"] = str(request_r)
             env["KIT_ANSWER_FD"] = str(answer_w)
-            code = (
-                f"import sys; sys.path.insert(0, {str(staging)!r}); "
-                "from _kit_worker import server; "
-                f"server.main({self.module_name!r}, {str(module_path)!r}, "
-                f"{repr(str(helpers_path)) if helpers_path else 'None'}, {self.banned!r})"
-            )
-            extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if self.user else {}
-            self.proc = subprocess.Popen(
-                [self.python, "-I", "-B", "-c", code],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                pass_fds=(request_r, answer_w),
-                cwd=staging / "scratch",
-                env=env,
-                start_new_session=True,
-                preexec_fn=_limit_preexec(self.limits, bool(self.user)),
-                **extra,
+            helpers = repr(str(helpers_path)) if helpers_path else "None"
+            call = f"main({self.module_name!r}, {str(module_path)!r}, {helpers}, {self.banned!r})"
+            self.proc = _spawn_runtime(
+                self.python, self.user, self.limits, staging, call, (request_r, answer_w), env, subprocess.PIPE
             )
             self.pid = self.proc.pid
             os.close(request_r)
