@@ -1,26 +1,35 @@
-"""Mistake-aware feedback: name the classic mistake a wrong output matches.
+"""Mistake-aware feedback: name the classic mistake a wrong result matches.
 
 When a check fails on a call it describes (``Feedback.call``), the grader
 re-runs that call, on the grader side and on the same inputs, through each
 catalogued wrong solution (``assignments/<a>/mistakes/``: the reference with
-the mistake appended, trusted code). If the student's output matches one
-that differs from the reference, the feedback names that mistake with the
-lecture's reason. Diagnosis never changes a score, and shows no hidden input
+the mistake appended, trusted code). If what the student's code did matches
+what a mistake does, and the reference does otherwise, the feedback names that
+mistake with the lecture's reason.
+
+"What it did" is an observation: a value (compared within a tolerance, and by
+dtype when the dtype is all that differs), or an :class:`~autograder.checks.Outcome`:
+the call raised (same exception type and message), called a banned function
+(replays run under the same wrappers the worker uses), or returned where it
+should have raised. Diagnosis never changes a score, and shows no hidden input
 or reference code: only the mistake's own explanation.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import time
 import types
 from typing import Any
 
+import numpy as np
 import torch
 
-from .checks import to_tensor
+from .checks import RETURNED, Outcome, to_tensor
 from .config import Assignment
 from .selfcheck import CatalogueEntry, read_catalogue, submission_source
+from .worker import guards
 
 MATCH_ATOL = 1e-5
 MATCH_RTOL = 1e-4
@@ -56,23 +65,49 @@ class Diagnoser:
             self._modules[key] = module
         return self._modules[key]
 
-    def _run(self, module: types.ModuleType, call: dict) -> Any:
+    def _run(self, module: types.ModuleType, call: Any) -> Any:
         torch.manual_seed(0)
-        if "fn" in call:
-            out = getattr(module, call["fn"])(*call.get("args", ()), **call.get("kwargs", {}))
-        else:
-            obj = getattr(module, call["cls"])(*call.get("init", ()), **call.get("init_kwargs", {}))
-            if call.get("double"):
-                obj = obj.double()
-            if call.get("state_dict") is not None:
-                obj.load_state_dict(call["state_dict"])
-            out = getattr(obj, call.get("method", "forward"))(*call.get("args", ()), **call.get("kwargs", {}))
+        if callable(call):  # a test's own replay: builds its inputs, returns the checked value
+            return call(module)
+        call = copy.deepcopy(call)  # a mistake that writes into its inputs must not touch the test's data
+        with torch.no_grad():
+            if "fn" in call:
+                out = getattr(module, call["fn"])(*call.get("args", ()), **call.get("kwargs", {}))
+            else:
+                obj = getattr(module, call["cls"])(*call.get("init", ()), **call.get("init_kwargs", {}))
+                if call.get("double"):
+                    obj = obj.double()
+                if call.get("state_dict") is not None:
+                    obj.load_state_dict(call["state_dict"])
+                method = call.get("method", "forward")  # None: the constructor is the call
+                out = obj if method is None else getattr(obj, method)(*call.get("args", ()), **call.get("kwargs", {}))
         if "output" in call:
             out = out[call["output"]]
         return out
 
+    def _observe(self, entry: CatalogueEntry | None, call: Any) -> Any:
+        """What the call does on this implementation: its value, or the Outcome (raised, banned)."""
+        with guards.active(list(self.assignment.banned)):
+            module = self._module(entry)  # loaded under the wrappers, like a submission in the worker
+            try:
+                value = self._run(module, call)
+            except Exception as exc:  # noqa: BLE001 - a raise is an observation too
+                value = Outcome.raised(type(exc).__name__, str(exc))
+            used = guards.used()
+        return Outcome("banned", ", ".join(used)) if used else value
+
+    @staticmethod
+    def _dtype(x: Any) -> Any:
+        return x.dtype if isinstance(x, (torch.Tensor, np.ndarray)) else None
+
     @staticmethod
     def _close(a: Any, b: Any) -> bool:
+        if isinstance(a, Outcome) or isinstance(b, Outcome):
+            if not (isinstance(a, Outcome) and isinstance(b, Outcome)):
+                return False
+            if a.kind == b.kind == "raised":
+                return a.detail[:120] == b.detail[:120]  # the worker's message is capped; shapes in it are the same
+            return a == b
         if isinstance(a, (str, list, tuple)) and all(isinstance(x, str) for x in (a if not isinstance(a, str) else [a])):
             return list(a) == list(b) if not isinstance(a, str) else a == b  # words (nearest, analogy)
         try:
@@ -83,16 +118,27 @@ class Diagnoser:
             return False
         return bool(torch.allclose(ta, tb, atol=MATCH_ATOL, rtol=MATCH_RTOL, equal_nan=True))
 
+    def _matches(self, got: Any, wrong: Any, expected: Any) -> bool:
+        """The mistake does something the reference does not, and the student's code does the same."""
+        if isinstance(got, Outcome) and got == RETURNED:  # an exception was wanted: any value means "returned normally"
+            wrong, expected = (x if isinstance(x, Outcome) else RETURNED for x in (wrong, expected))
+        same_values = self._close(wrong, expected)
+        if same_values and self._dtype(wrong) == self._dtype(expected):
+            return False  # this mistake changes nothing on these inputs
+        if not self._close(got, wrong):
+            return False
+        # when only the dtype tells the mistake apart, the student's dtype must be the mistake's
+        return not same_values or self._dtype(got) == self._dtype(wrong)
+
     def __call__(self, exc: BaseException, test_key: str = "") -> tuple[list[str], str]:
         """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
-        if not isinstance(call, dict) or got is None or not self.entries:
+        if not (isinstance(call, dict) or callable(call)) or got is None or not self.entries:
             return [], ""
-        target = call.get("fn") or call.get("cls")
+        target = (call.get("fn") or call.get("cls")) if isinstance(call, dict) else None
         try:
-            with torch.no_grad():
-                expected = self._run(self._module(None), call)
+            expected = self._observe(None, call)
         except Exception:  # noqa: BLE001 - the call cannot be replayed: say nothing
             return [], ""
         # Mistakes declared to fail this test first, then those that redefine the graded
@@ -104,11 +150,10 @@ class Diagnoser:
             if time.process_time() - started > BUDGET_SECONDS:
                 break
             try:
-                with torch.no_grad():
-                    wrong = self._run(self._module(entry), call)
-            except Exception:  # noqa: BLE001 - this mistake crashes on these inputs: not a match
+                wrong = self._observe(entry, call)
+            except Exception:  # noqa: BLE001 - the module itself does not load: not a match
                 continue
-            if not self._close(wrong, expected) and self._close(got, wrong):
+            if self._matches(got, wrong, expected):
                 matches.append(entry)
         if not matches:
             return [], NO_MATCH

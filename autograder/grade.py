@@ -73,8 +73,13 @@ def grade_submission(
     results_path: Path | None = None,
     diagnose: bool = True,
     zygote=None,
+    only: list[str] | None = None,
 ) -> Grade:
-    """Grade ``upload`` (file, folder or zip). Never raises for anything the student did."""
+    """Grade ``upload`` (file, folder or zip). Never raises for anything the student did.
+
+    ``only`` (test keys) restricts the run to those tests: the self-check runs each
+    catalogued mistake against the tests that claim to catch it, not the whole suite.
+    """
     started = time.monotonic()
     if results_path is not None:
         write_results(results_path, failure_document(PLACEHOLDER))
@@ -110,6 +115,7 @@ def grade_submission(
             student,
             run_deadline=started + assignment.run_timeout,
             diagnoser=Diagnoser(assignment) if diagnose and not load_error else None,
+            only=only,
         )
         sys.path.insert(0, str(assignment.tests_dir))
         try:
@@ -178,10 +184,9 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
 
     zygote = Zygote(list(assignment.banned))
     try:
-        for upload, results, *seed in jobs:
-            if seed:  # the flake test grades one file under many seeds
-                os.environ["AG_SEED"] = str(seed[0])
-            grade = grade_submission(assignment, upload, results, zygote=zygote)
+        for upload, results, *options in jobs:
+            only = options[0].get("only") if options else None  # the self-check's per-mistake selection
+            grade = grade_submission(assignment, upload, results, zygote=zygote, only=only)
             print(f"{upload}: {grade.score:g}", flush=True)
     finally:
         zygote.close()

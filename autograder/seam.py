@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .checks import Feedback
+from .checks import Feedback, Outcome
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerTimeout, Zygote
 from .worker import ops, wire
 
@@ -172,10 +172,13 @@ class RemoteStudent:
             names = ", ".join(answer["banned"])
             raise StudentCodeError(
                 f"{label} called {names}, which this assignment does not allow: write the computation yourself "
-                "(calling your own functions is fine)."
+                "(calling your own functions is fine).",
+                got=Outcome("banned", names),
             )
         if "error" in answer:
-            raise StudentCodeError(f"{label} raised " + _format_error(answer["error"]))
+            error = answer["error"]
+            got = Outcome.raised(error.get("type", "Exception"), error.get("message", ""))
+            raise StudentCodeError(f"{label} raised " + _format_error(error), got=got)
         generation = self.generation
 
         def resolve(ref_id: int, type_name: str) -> RemoteObject:
@@ -188,7 +191,17 @@ class RemoteStudent:
 
     def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
-        return self._ask(message, label, target)
+        try:
+            return self._ask(message, label, target)
+        except StudentCodeError as exc:
+            # A top-level function called on plain data can be repeated on the grader's side
+            # through each catalogued mistake (see diagnosis.py); a model's method cannot.
+            if exc.call is None and target._path.isidentifier() and not _holds_remote((args, kwargs)):
+                if target._type_name == "function":
+                    exc.call = {"fn": target._path, "args": args, "kwargs": kwargs}
+                elif target._type_name == "type":  # a class: its constructor
+                    exc.call = {"cls": target._path, "init": args, "init_kwargs": kwargs, "method": None}
+            raise
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -260,6 +273,16 @@ def load_module(name: str, path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _holds_remote(value: Any) -> bool:
+    if isinstance(value, RemoteObject):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_remote(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_remote(v) for v in value.values())
+    return False
 
 
 def _format_error(error: dict) -> str:

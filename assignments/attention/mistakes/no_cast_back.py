@@ -5,7 +5,6 @@ is fine, but the output and weights must come back in q's dtype
 (`.to(q.dtype)`): the rest of a float32 model would otherwise be silently
 promoted to float64.
 """
-NOT_DIAGNOSED = "only the dtype differs: the diagnoser matches values, and the dtype check's own message already says float64 instead of float32"
 CAUGHT_BY = [
     "hidden/test_sdpa.py::test_output_dtype",
     "public/test_attention_public.py::test_shapes",

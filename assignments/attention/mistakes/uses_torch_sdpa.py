@@ -5,7 +5,6 @@ assignment is to write softmax(q kᵀ / sqrt(d_k)) v yourself, with your own
 softmax. (Careful too: that function's boolean mask means True = take part,
 the opposite of this assignment's True = blocked.)
 """
-NOT_DIAGNOSED = "the call fails with the grader's banned-call message, which already names F.scaled_dot_product_attention; there is no output to match"
 CAUGHT_BY = [
     "hidden/test_banned.py::test_no_builtin_softmax",
     "hidden/test_sdpa.py::test_matches_reference",

@@ -5,7 +5,6 @@ the assignment is to write it yourself, subtracting the max, exponentiating
 and normalising ("stable softmax" in the handout). Calling your own softmax
 from your attention is fine.
 """
-NOT_DIAGNOSED = "the call fails with the grader's banned-call message, which already names torch.softmax; there is no output to match"
 CAUGHT_BY = [
     "hidden/test_banned.py::test_no_builtin_softmax",
     "hidden/test_softmax.py::test_matches_reference",

@@ -4,7 +4,6 @@
 analogy(E, vocab, "man", "king", "woman") that is king - man + woman, which lands near queen; man - king + woman
 lands among the commoners.
 """
-NOT_DIAGNOSED = "analogy returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
     "hidden/test_analogy.py::test_course_analogy",
     "hidden/test_analogy.py::test_matches_reference",

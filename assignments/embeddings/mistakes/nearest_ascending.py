@@ -3,7 +3,6 @@
 np.argsort sorts increasing, so np.argsort(sims) puts the LEAST similar words first. Sort by -sims (or reverse
 the order) to list the most similar words first.
 """
-NOT_DIAGNOSED = "nearest returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
     "hidden/test_analogy.py::test_course_analogy",
     "hidden/test_analogy.py::test_matches_reference",

@@ -3,7 +3,6 @@
 Taking the top n and only then dropping excluded words leaves fewer than n words whenever an excluded word
 was among them. Skip the excluded words first, then keep the first n.
 """
-NOT_DIAGNOSED = "nearest returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
     "hidden/test_analogy.py::test_excludes_inputs",
     "hidden/test_analogy.py::test_matches_reference",

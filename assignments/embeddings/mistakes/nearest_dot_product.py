@@ -4,7 +4,6 @@ E @ v favours long rows (frequent words get long vectors in many embeddings) wha
 Divide by the row lengths and by |v| to rank by cosine. (The unit rows of svd_embeddings hide this mistake;
 rows of other lengths do not.)
 """
-NOT_DIAGNOSED = "nearest returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
     "hidden/test_nearest.py::test_cosine_not_dot",
     "hidden/test_nearest.py::test_matches_reference",

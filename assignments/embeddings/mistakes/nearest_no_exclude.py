@@ -4,7 +4,6 @@ The words in `exclude` must be skipped (the query word itself, stop words...). I
 E[b] - E[a] + E[c] is usually closest to b or c itself, so without the exclusion the "answer" is often just one
 of the three words you asked about.
 """
-NOT_DIAGNOSED = "nearest returns a list of words; the diagnoser compares numeric outputs only"
 CAUGHT_BY = [
     "hidden/test_analogy.py::test_excludes_inputs",
     "hidden/test_analogy.py::test_matches_reference",

@@ -3,7 +3,6 @@
 One-hot rows are multiplied by a float weight matrix (one_hot @ W is the embedding lookup), so they should be
 floats: np.zeros((n, vocab_size)) is float64 by default; np.zeros(..., dtype=int) is not.
 """
-NOT_DIAGNOSED = "only the dtype is wrong; the diagnoser compares values, which are right"
 CAUGHT_BY = [
     "hidden/test_one_hot.py::test_float_dtype",
 ]

@@ -17,9 +17,6 @@ CAUGHT_BY = [
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
     "hidden/test_order.py::test_positions_break_equivariance",
 ]
-NOT_DIAGNOSED = (
-    "the banned-call detector already names nn.MultiheadAttention in every failing test; replayed on the grader side (no detector there) it gives the right numbers"
-)
 
 
 class MultiHeadAttention(nn.MultiheadAttention):

@@ -8,10 +8,6 @@ CAUGHT_BY = [
     "hidden/test_copy_batch.py::test_copy_batch_matches_reference",
     "hidden/test_train.py::test_train_copy_follows_reference",
 ]
-NOT_DIAGNOSED = (
-    "its batches come from the worker's global random state, which the grader cannot replay; "
-    "the copy_batch test's message already says to pass the generator"
-)
 
 
 def copy_batch(batch_size, length, generator=None):

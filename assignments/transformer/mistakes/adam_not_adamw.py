@@ -5,7 +5,6 @@ weights a little at every step; Adam has no weight decay by default, so the traj
 Use torch.optim.AdamW(model.parameters(), lr=lr).
 """
 CAUGHT_BY = ["hidden/test_train.py::test_full_batch_history"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

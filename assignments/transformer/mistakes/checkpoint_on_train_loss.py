@@ -6,7 +6,6 @@ to pick the checkpoint on data the model is not trained on (and never on the tes
 reserved for the final report).
 """
 CAUGHT_BY = ["hidden/test_train.py::test_best_epoch_and_weights"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

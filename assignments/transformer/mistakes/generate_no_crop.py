@@ -5,7 +5,6 @@ model has no positions for it (TinyCausalLM raises ValueError). Feed only the la
 model(tokens[:, -model.max_len:]).
 """
 CAUGHT_BY = ["hidden/test_generate.py::test_generate_matches_reference"]
-NOT_DIAGNOSED = "the submission raises (the model refuses a context longer than max_len); the error itself is the feedback"
 
 
 def generate(model, prompt, n_new):

@@ -5,7 +5,6 @@ gradients enabled. Generation is inference: call model.eval() and wrap the loop 
 torch.no_grad(), otherwise outputs are randomised by dropout and a graph is built for nothing.
 """
 CAUGHT_BY = ["hidden/test_generate.py::test_generate_matches_reference", "hidden/test_generate.py::test_generate_eval_mode_no_grad"]
-NOT_DIAGNOSED = "the replay runs after the reference's generate has already switched the shared probe to eval mode; the eval-mode check names the problem directly"
 
 
 def generate(model, prompt, n_new):

@@ -5,7 +5,6 @@ history) depends on everything that ran before; the seed argument does nothing. 
 generator = torch.Generator().manual_seed(seed) once and call torch.randperm(n, generator=generator).
 """
 CAUGHT_BY = ["hidden/test_train.py::test_same_seed_same_history"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

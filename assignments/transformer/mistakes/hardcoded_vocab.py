@@ -5,7 +5,6 @@ works on the counting task and breaks for any other model: with 11 classes the r
 the wrong places. Take the size from the logits: logits.reshape(-1, logits.shape[-1]).
 """
 CAUGHT_BY = ["hidden/test_loss.py::test_lm_loss_matches_reference"]
-NOT_DIAGNOSED = "the submission raises a shape error on a vocabulary other than 8; the error and the hint are the feedback"
 
 
 def lm_loss(model, tokens):

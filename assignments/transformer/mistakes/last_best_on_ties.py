@@ -4,7 +4,6 @@ On equal validation losses the contract keeps the first epoch (replace only on a
 improvement, val < best): a later epoch that is no better is not worth the extra training.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_best_epoch_first_on_ties"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

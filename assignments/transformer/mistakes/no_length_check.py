@@ -5,7 +5,6 @@ deep inside (the positional table has only max_len rows) or silently computes po
 never built for. Check the length first and raise a ValueError that says what went wrong.
 """
 CAUGHT_BY = ["hidden/test_lm.py::test_too_long_raises"]
-NOT_DIAGNOSED = "caught by the ValueError check, whose message says what is missing"
 
 
 class TinyCausalLM(TinyCausalLM):  # noqa: F821

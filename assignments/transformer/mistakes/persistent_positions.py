@@ -6,7 +6,6 @@ strict=True into a model of the same size with another max_len, nor into the con
 Use register_buffer(name, table, persistent=False) or compute the table in forward.
 """
 CAUGHT_BY = ["hidden/test_lm.py::test_state_dict_keys"]
-NOT_DIAGNOSED = "caught by the state_dict key check, whose message names the extra key"
 
 
 class TinyCausalLM(TinyCausalLM):  # noqa: F821

@@ -5,7 +5,6 @@ optimiser updates those tensors in place, so the "best" checkpoint silently beco
 weights. Save copy.deepcopy(model.state_dict()) (or {k: v.clone() for k, v in ...}).
 """
 CAUGHT_BY = ["hidden/test_train.py::test_best_epoch_and_weights"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

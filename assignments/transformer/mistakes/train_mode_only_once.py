@@ -4,7 +4,6 @@ Your loop switches to eval mode for validation and never back, so from the secon
 training steps run in eval mode (dropout off). Call model.train() at the start of every epoch.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_full_batch_history"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

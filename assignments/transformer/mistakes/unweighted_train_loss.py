@@ -5,7 +5,6 @@ short last batch more weight. The epoch's training loss is the mean over its row
 loss.item() * len(batch) and divide by the number of rows.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_train_loss_weighted_by_batch_size"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

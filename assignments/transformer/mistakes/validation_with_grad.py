@@ -5,7 +5,6 @@ trained on: wasted memory and time (and a risk of calling backward on it by acci
 validation loss in `with torch.no_grad():`.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_validation_eval_mode_no_grad"]
-NOT_DIAGNOSED = "train is judged by its behaviour on a probe model that the run itself changes, so the grader cannot replay it through each mistake; the failed check's message names the step to look at"
 
 
 def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):

@@ -10,19 +10,61 @@ Otter, whose runner only catches ``Exception``.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
 
 
 class Feedback(AssertionError):
-    """A failed check; ``str(exc)`` is the message the student sees."""
+    """A failed check; ``str(exc)`` is the message the student sees.
 
-    def __init__(self, message: str, call: tuple | None = None, got: Any = None) -> None:
+    ``call`` and ``got`` let the grader name the mistake (``autograder/diagnosis.py``):
+    ``call`` says how to repeat the checked call on another implementation (a dict
+    ``{"fn": name, "args": ..., "kwargs": ..., "output": key}`` or a function of the
+    implementation's module), and ``got`` is what the student's code produced: a value,
+    or an :class:`Outcome` when it raised, called a banned function, or returned where
+    it should have raised.
+    """
+
+    def __init__(self, message: str, call: Any = None, got: Any = None) -> None:
         super().__init__(message)
-        self.call = call  # (function name, args, kwargs, output selector) for mistake diagnosis
+        self.call = call
         self.got = got
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call did instead of returning the expected value: ``raised``, ``banned`` or ``returned``."""
+
+    kind: str
+    detail: str = ""
+
+    @staticmethod
+    def raised(type_name: str, message: str) -> "Outcome":
+        first = " ".join(str(message).split())[:300]
+        return Outcome("raised", f"{type_name}: {first}")
+
+
+RETURNED = Outcome("returned")  # the call returned normally where an exception was expected
+
+
+@contextmanager
+def replay(call: Any) -> Iterator[None]:
+    """Attach ``call`` to any check (or error of the student's code) failing inside the block.
+
+    For tests whose checked value comes from several calls (a model built, trained, then
+    queried): ``call(module)`` repeats the whole thing on another implementation and
+    returns the value the failing check looked at.
+    """
+    try:
+        yield
+    except Feedback as exc:
+        if exc.call is None:
+            exc.call = call
+        raise
 
 
 def describe(x: Any) -> str:
@@ -59,10 +101,14 @@ def expect_shape(got: Any, shape: tuple, what: str) -> None:
         raise Feedback(f"{what}: expected shape {tuple(shape)}, got {tuple(t.shape)}.")
 
 
-def expect_dtype(got: Any, dtype: Any, what: str) -> None:
+def expect_dtype(got: Any, dtype: Any, what: str, call: Any = None) -> None:
     t = to_tensor(got, what)
     if t.dtype != dtype:
-        raise Feedback(f"{what}: expected dtype {str(dtype).replace('torch.', '')}, got {str(t.dtype).replace('torch.', '')}.")
+        raise Feedback(
+            f"{what}: expected dtype {str(dtype).replace('torch.', '')}, got {str(t.dtype).replace('torch.', '')}.",
+            call,
+            got,
+        )
 
 
 def expect_close(
@@ -134,7 +180,7 @@ def expect_true(condition: Any, message: str, call: tuple | None = None, got: An
         raise Feedback(message, call, got)
 
 
-def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str) -> None:
+def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any = None) -> None:
     """``fn()`` raises one of ``exc_types`` (by class name, so it works across the process boundary)."""
     names = {t if isinstance(t, str) else t.__name__ for t in exc_types}
     try:
@@ -143,8 +189,9 @@ def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str) -> None:
         text = str(exc)
         if type(exc).__name__ in names or any(f"raised {n}" in text for n in names):
             return
-        raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}") from None
-    raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.")
+        got = getattr(exc, "got", None) or Outcome.raised(type(exc).__name__, text)
+        raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
+    raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
 
 
 def _hint(hint: str) -> str:

@@ -218,5 +218,6 @@ def test_output_dtype(student, gen, dtype):
     q, k, v = qkv(gen, "batch", DTYPES[dtype])
     out, w = student.scaled_dot_product_attention(q, k, v)
     where = _shapes(q, k, v)
-    expect_dtype(out, q.dtype, f"the attention output for {where}")
-    expect_dtype(w, q.dtype, f"the attention weights for {where}")
+    call = {"fn": "scaled_dot_product_attention", "args": (q, k, v), "kwargs": {}}
+    expect_dtype(out, q.dtype, f"the attention output for {where}", call={**call, "output": 0})
+    expect_dtype(w, q.dtype, f"the attention weights for {where}", call={**call, "output": 1})

@@ -1,9 +1,11 @@
 """generate: greedy decoding on a probe model, against the reference."""
 
+import copy
+
 import pytest
 from support_transformer import probe_pair, tokens
 
-from autograder.checks import expect_close, expect_true
+from autograder.checks import expect_close, expect_true, replay
 
 VOCAB = 7
 # (prompt length, n_new, max_len): the second case starts longer than the context window
@@ -16,15 +18,17 @@ def test_generate_matches_reference(student, reference, gen, seed, case):
     T0, n_new, max_len = CASES[case]
     probe, local = probe_pair(student, VOCAB, 8, max_len, seed=seed)
     prompt = tokens(2, T0, VOCAB, gen)
+    # the diagnoser replays generate on a copy of the twin as it was before the reference ran
+    call = {"fn": "generate", "args": (copy.deepcopy(local), prompt, n_new), "kwargs": {}}
     want = reference.generate(local, prompt, n_new)
-    got = student.generate(probe, prompt, n_new)
+    with replay(call):
+        got = student.generate(probe, prompt, n_new)
     what = (f"generate(probe model with max_len={max_len}, prompt of shape {tuple(prompt.shape)}, n_new={n_new}), "
             "the prompt followed by the new tokens")
     expect_close(
         got, want, what,
         atol=0,  # tokens are integers
-        # generate only switches the model to eval mode, so the grader-side twin can be replayed
-        call={"fn": "generate", "args": (local, prompt, n_new), "kwargs": {}},
+        call=call,
         hint="Greedy decoding: feed the last max_len tokens (tokens[:, -model.max_len:]), take the argmax of the "
         "logits at the LAST position (logits[:, -1]), append it, repeat; the prompt stays at the front. "
         "Generate in eval mode (model.eval()), where dropout-like layers are off.",

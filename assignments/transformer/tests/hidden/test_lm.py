@@ -61,6 +61,10 @@ def test_state_dict_keys(student, reference):
     want = {k: tuple(v.shape) for k, v in reference.TinyCausalLM(7, **kwargs).state_dict().items()}
     got = {k: tuple(v.shape) for k, v in student.TinyCausalLM(7, **kwargs).state_dict().items()}
     missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+
+    def keys(module):
+        return sorted(module.TinyCausalLM(7, **kwargs).state_dict())
+
     expect_true(
         not missing and not extra,
         "TinyCausalLM(7, d_model=16, n_heads=2, d_ff=24, n_layers=3, max_len=20).state_dict(): "
@@ -68,6 +72,8 @@ def test_state_dict_keys(student, reference):
         + "expected exactly the parameters of embedding, blocks.0-2 (TransformerBlock), norm and head. The "
         "positional table is not learnt: compute it in forward or register it with "
         "register_buffer(..., persistent=False), so that models of the same size load each other's weights.",
+        call=keys,
+        got=sorted(got),
     )
     wrong = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
     expect_true(not wrong, f"TinyCausalLM state_dict: wrong shapes (got, expected): {wrong}.")
@@ -85,7 +91,9 @@ def test_too_long_raises(student, gen):
     )
     expect_raises(lambda: model(torch.randint(8, (2, 7), generator=gen)), (ValueError,),
                   "TinyCausalLM(8, ..., max_len=6) on tokens of shape (2, 7): the positional table has only "
-                  "max_len rows, so check T > max_len and raise ValueError with a clear message")
+                  "max_len rows, so check T > max_len and raise ValueError with a clear message",
+                  call=lambda m: m.TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=6)(
+                      torch.zeros(2, 7, dtype=torch.long)))
 
 
 def test_causality(student, gen):

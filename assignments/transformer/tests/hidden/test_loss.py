@@ -5,7 +5,7 @@ import torch
 import torch.nn.functional as F
 from support_transformer import probe_pair, tokens
 
-from autograder.checks import Feedback, describe, expect_close, expect_true
+from autograder.checks import describe, expect_close, expect_true, replay
 
 CASES = {"vocab 5, (4, 9)": (5, 4, 9), "vocab 11, (3, 13)": (11, 3, 13)}
 
@@ -21,22 +21,23 @@ def test_lm_loss_matches_reference(student, reference, gen, seed, case):
     with torch.no_grad():
         want = reference.lm_loss(local, x)
         same_position = F.cross_entropy(local(x[:, :-1]).reshape(-1, vocab), x[:, :-1].reshape(-1))
-    got = student.lm_loss(probe, x)
+    # the grader-side twin of the probe lets the diagnoser replay lm_loss through each catalogued mistake
+    with replay({"fn": "lm_loss", "args": (local, x), "kwargs": {}}):
+        got = student.lm_loss(probe, x)
+        _check(got, want, x, vocab, same_position)
+
+
+def _check(got, want, x, vocab, same_position):
     what = f"lm_loss(model, tokens) on tokens of shape {tuple(x.shape)} with a {vocab}-token vocabulary"
     expect_true(
         isinstance(got, (float, torch.Tensor)) and torch.as_tensor(got).numel() == 1,
         f"{what}: expected one number (a scalar tensor, the mean over every position of every row), got "
         f"{describe(got)}. Average the cross-entropy over all B*T positions (F.cross_entropy does by default).",
     )
-    try:
-        # compared as 1-element tensors: autograder.checks.expect_close cannot index a 0-d difference
-        expect_close(
-            torch.as_tensor(got).reshape(1), want.reshape(1), what,
-            atol=1e-10,  # float64 probe model: both sides compute the same mean to round-off
-            hint="The model reads tokens[:, :-1] and position t is scored against the NEXT token, tokens[:, t+1] "
-            f"(targets tokens[:, 1:]). Scoring it against its own input (no shift) would give {float(same_position):.6f}. "
-            "Average over every position of every row, and take the vocabulary size from the logits' last dimension.",
-        )
-    except Feedback as exc:
-        # the grader-side twin of the probe lets the diagnoser replay lm_loss through each catalogued mistake
-        raise Feedback(str(exc), call={"fn": "lm_loss", "args": (local, x), "kwargs": {}}, got=got) from None
+    expect_close(
+        got, want, what,
+        atol=1e-10,  # float64 probe model: both sides compute the same mean to round-off
+        hint="The model reads tokens[:, :-1] and position t is scored against the NEXT token, tokens[:, t+1] "
+        f"(targets tokens[:, 1:]). Scoring it against its own input (no shift) would give {float(same_position):.6f}. "
+        "Average over every position of every row, and take the vocabulary size from the logits' last dimension.",
+    )

@@ -35,6 +35,17 @@ def _run_both(student, reference, probe_seed, train_tokens, val_tokens, init_sca
     return probe, local, got, want
 
 
+def _replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, pick):
+    """A replay for the diagnoser: a fresh grader-side probe trained by ``module.train``, then ``pick(history, probe)``."""
+
+    def replay(module):
+        probe = helpers().ProbeLM(*probe_args, **probe_kwargs)
+        history = module.train(probe, train_tokens, val_tokens, **options)
+        return pick(history, probe)
+
+    return replay
+
+
 def _history_keys_ok(got, options):
     expect_true(
         isinstance(got, dict) and {"train_loss", "val_loss", "best_epoch"} <= set(got),
@@ -54,10 +65,16 @@ def test_full_batch_history(student, reference, gen, seed):
     options = dict(epochs=6, lr=0.05, batch_size=64, seed=seed)
     _, _, got, want = _run_both(student, reference, seed, train_tokens, val_tokens, init_scale=2.0, **options)
     _history_keys_ok(got, options)
+    probe_args, probe_kwargs = (VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 2.0}
+
+    def replay(key):
+        return _replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: h[key])
+
     setting = (f"train(probe model, train_tokens {tuple(train_tokens.shape)}, val_tokens {tuple(val_tokens.shape)}, "
                "epochs=6, lr=0.05, batch_size=64), so one full batch and one optimiser step per epoch")
     expect_close(
         got["train_loss"], want["train_loss"], f"history['train_loss'] of {setting}", atol=1e-10, rtol=RTOL,
+        call=replay("train_loss"),
         hint="Each step: optimizer.zero_grad(), loss = lm_loss(model, batch), loss.backward(), "
         "nn.utils.clip_grad_norm_(model.parameters(), 1.0), optimizer.step(), with "
         "torch.optim.AdamW(model.parameters(), lr=lr) (not Adam: AdamW's weight decay of 0.01 is part of the "
@@ -65,6 +82,7 @@ def test_full_batch_history(student, reference, gen, seed):
     )
     expect_close(
         got["val_loss"], want["val_loss"], f"history['val_loss'] of {setting}", atol=1e-10, rtol=RTOL,
+        call=replay("val_loss"),
         hint="The validation loss is lm_loss on val_tokens after the epoch's steps, computed in eval mode "
         "(model.eval(), so dropout-like layers behave as at test time) inside torch.no_grad().",
     )
@@ -105,12 +123,15 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed, init_scale=1.0)
     got = student.train(probe, train_tokens, val_tokens, **options)
     _history_keys_ok(got, options)
+    probe_args, probe_kwargs = (VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 1.0}
     expect_true(
         got["best_epoch"] == want["best_epoch"],
         f"train(probe model, epochs=8, lr=0.1, one full batch): best_epoch is {got['best_epoch']!r}, expected "
         f"{want['best_epoch']} (validation losses {fmt(want['val_loss'])}, training losses {fmt(want['train_loss'])}). "
         "best_epoch is the index (from 0) of the LOWEST VALIDATION loss: the training loss keeps falling while the "
         "model overfits, so it cannot choose the checkpoint (and the test set must never be used for it).",
+        call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: h["best_epoch"]),
+        got=got["best_epoch"],
     )
     final = got_state(probe)
     for name, value in expected.items():
@@ -118,6 +139,8 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
             final.get(name, torch.full_like(value, float("nan"))), value,
             f"model.state_dict()['{name}'] after train(...) returned best_epoch={want['best_epoch']} of 8",
             atol=1e-10, rtol=RTOL,  # same float64 trajectory as the histories
+            call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options,
+                               lambda _h, p, name=name: p.state_dict()[name]),
             hint="After the loop the model must hold the weights it had at the end of best_epoch. Save them when "
             "the validation loss improves with copy.deepcopy(model.state_dict()) (model.state_dict() alone returns "
             "the live tensors, which later steps overwrite), and load them back with model.load_state_dict(...) "
@@ -141,6 +164,8 @@ def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
         got["train_loss"], [whole] * 2,
         "history['train_loss'] of train(probe model, 10 training rows, batch_size=4, lr=0.0, epochs=2)",
         atol=1e-10, rtol=1e-9,  # float64: a weighted mean of batch means equals the full mean to round-off
+        call=_replay_train((VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 1.0}, train_tokens, val_tokens, options,
+                           lambda h, _p: h["train_loss"]),
         hint="With lr=0 the weights never change, so each epoch's training loss must equal the mean loss over "
         "all 10 rows. Batches have 4, 4 and 2 rows: average the batch losses weighted by their sizes "
         "(sum of loss.item() * len(batch), divided by the number of rows), not the plain mean of the three.",
@@ -151,13 +176,17 @@ def test_best_epoch_first_on_ties(student, gen, seed):
     """train: best_epoch is the first epoch when validation losses tie"""
     train_tokens, val_tokens = tokens(6, LENGTH, VOCAB, gen), tokens(4, LENGTH, VOCAB, gen)
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
-    got = student.train(probe, train_tokens, val_tokens, epochs=3, lr=0.0, batch_size=64, seed=seed)
-    _history_keys_ok(got, {"epochs": 3})
+    options = dict(epochs=3, lr=0.0, batch_size=64, seed=seed)
+    got = student.train(probe, train_tokens, val_tokens, **options)
+    _history_keys_ok(got, options)
     expect_true(
         got["best_epoch"] == 0,
         f"train(probe model, lr=0.0, epochs=3): the weights never change, so the three validation losses are "
         f"equal ({fmt(got['val_loss'])}), and best_epoch must be 0, the first of the tied epochs; got "
         f"{got['best_epoch']!r}. Replace the checkpoint only on a strict improvement (val < best).",
+        call=_replay_train((VOCAB, D, MAX_LEN), {"seed": seed}, train_tokens, val_tokens, options,
+                           lambda h, _p: h["best_epoch"]),
+        got=got["best_epoch"],
     )
 
 
@@ -172,11 +201,20 @@ def test_same_seed_same_history(student, gen, seed):
         probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
         runs.append(student.train(probe, train_tokens, val_tokens, **options))
     _history_keys_ok(runs[0], options)
+
+    def second_run(module):
+        """The second run again, on the grader side, after the same global random state."""
+        helpers().set_global_seed(1000 * seed + 2)
+        helpers().draw_global(14)
+        probe = helpers().ProbeLM(VOCAB, D, MAX_LEN, seed=seed)
+        return module.train(probe, train_tokens, val_tokens, **options)["train_loss"]
+
     expect_close(
         runs[1]["train_loss"], runs[0]["train_loss"],
         "history['train_loss'] of two identical train(..., batch_size=3, seed=same) calls made after different "
         "torch.manual_seed(...) states",
         atol=1e-12,  # the same computation in the same order: identical up to nothing
+        call=second_run,
         hint="The shuffle must come from a torch.Generator seeded with `seed` (torch.Generator().manual_seed(seed)), "
         "created once per call and passed to torch.randperm(n, generator=generator); the global RNG "
         "(torch.randperm(n) alone) depends on whatever ran before.",
@@ -188,9 +226,22 @@ def test_validation_eval_mode_no_grad(student, gen, seed):
     train_tokens, val_tokens = _data(gen)
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
     probe.watch(val_tokens)
-    student.train(probe, train_tokens, val_tokens, epochs=2, lr=0.01, batch_size=4, seed=seed)
+    options = dict(epochs=2, lr=0.01, batch_size=4, seed=seed)
+    student.train(probe, train_tokens, val_tokens, **options)
     calls = probe.call_log()
     val_calls = [c for c in calls if c["watched"]]
+
+    def replay(flag):
+        """How many validation calls ran with ``flag`` set, on a grader-side probe."""
+
+        def run(module):
+            local = helpers().ProbeLM(VOCAB, D, MAX_LEN, seed=seed)
+            local.watch(val_tokens)
+            module.train(local, train_tokens, val_tokens, **options)
+            return sum(c[flag] for c in local.call_log() if c["watched"])
+
+        return run
+
     expect_true(
         len(val_calls) > 0,
         "train(probe model, epochs=2): the model was never called on val_tokens[:, :-1]; compute "
@@ -202,6 +253,8 @@ def test_validation_eval_mode_no_grad(student, gen, seed):
         f"train(...): {in_train_mode} of {len(val_calls)} forward calls on the validation tokens ran in train mode. "
         "Call model.eval() before the validation loss (and model.train() again before the next epoch's steps): "
         "dropout and similar layers behave differently in training.",
+        call=replay("training"),
+        got=in_train_mode,
     )
     with_grad = sum(c["grad_enabled"] for c in val_calls)
     expect_true(
@@ -209,6 +262,8 @@ def test_validation_eval_mode_no_grad(student, gen, seed):
         f"train(...): {with_grad} of {len(val_calls)} forward calls on the validation tokens ran with gradients "
         "enabled. Wrap the validation loss in `with torch.no_grad():` so no graph is built for data you never "
         "train on (it wastes memory and time).",
+        call=replay("grad_enabled"),
+        got=with_grad,
     )
 
 
