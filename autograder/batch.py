@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -115,6 +117,10 @@ def _contains_file(path: Path, filename: str) -> bool:
     return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
 
 
+_SLOTS = itertools.count()
+_SLOTS_LOCK = threading.Lock()
+
+
 def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0, on_done=None) -> None:
     """Grade (upload, results[, seed]) jobs with ``processes`` grader processes (``grade-many``) at once.
 
@@ -123,8 +129,13 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
     """
     processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
     chunks = [jobs[i::processes] for i in range(processes)]
+    with _SLOTS_LOCK:  # slots stay distinct when several gradings run at once (the release does)
+        first = next(_SLOTS)
+        for _ in range(processes - 1):
+            next(_SLOTS)
 
-    def run(slot: int, chunk: list[tuple]) -> None:
+    def run(index: int, chunk: list[tuple]) -> None:
+        slot = first + index
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
         env = dict(os.environ, KIT_WORKER_SLOT=str(slot))

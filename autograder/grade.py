@@ -55,6 +55,8 @@ def pytest_args(assignment: Assignment, tests: str = "all") -> list[str]:
         "no:cacheprovider",
         "-p",
         "no:randomly",
+        "-p",
+        "no:unraisableexception",  # its gc.collect() calls at exit cost a third of a second per submission
         "--rootdir",
         str(assignment.tests_dir),
         "-c",
@@ -97,7 +99,7 @@ def grade_submission(
             document = failure_document(f"Score 0: {exc}", time.monotonic() - started)
             return _finish(results_path, document, [])
 
-        student = RemoteStudent(assignment.module, normalised, assignment.helpers, list(assignment.banned))
+        student = RemoteStudent(assignment.module, normalised, assignment.helpers, list(assignment.banned), zygote=zygote)
         messages = [note] if note else []
         if not running_as_root():
             print(
@@ -188,6 +190,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             only = options[0].get("only") if options else None  # the self-check's per-mistake selection
             grade = grade_submission(assignment, upload, results, zygote=zygote, only=only)
             print(f"{upload}: {grade.score:g}", flush=True)
+        print(f"[grader] {zygote.forks} of {len(jobs)} workers forked from the template", file=sys.stderr, flush=True)
     finally:
         zygote.close()
 

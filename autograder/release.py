@@ -12,7 +12,10 @@ import io
 import shutil
 import sys
 import tempfile
+import threading
+import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from .config import KIT_ROOT, Assignment, ConfigError, load_assignment
@@ -167,46 +170,72 @@ def build_zips(assignment: Assignment) -> dict[str, bytes]:
 
 
 def main(names: list[str], check: bool = True, out: Path = Path("dist")) -> int:
-    """``python -m autograder release``: regenerate, build, self-check, then write dist/."""
-    from .selfcheck import self_check
+    """``python -m autograder release``: regenerate, build, self-check, then write dist/.
 
+    Assignments are self-checked two at a time (each grades with two processes): the
+    serial parts of one (unzipping, the public tests, the simulated Gradescope run)
+    overlap with the gradings of the other.
+    """
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
         return 2
     failures = 0
-    tables: dict[str, str] = {}
+    built: dict[str, tuple[Assignment, dict[str, bytes]]] = {}
     for name in names:
         try:
             assignment = load_assignment(name)
             write_student_template(assignment)
-            zips = build_zips(assignment)
+            built[name] = (assignment, build_zips(assignment))
         except ConfigError as exc:
             print(f"[{name}] cannot build: {exc}", file=sys.stderr)
             failures += 1
-            continue
-        with tempfile.TemporaryDirectory(prefix=f"kit-release-{name}-") as tmp:
-            staged = Path(tmp)
-            for file_name, data in zips.items():
-                (staged / file_name).write_bytes(data)
-            if check:
-                report = self_check(assignment, staged)
-                print(report.text())
-                if not report.ok:
-                    print(f"[{name}] self-check FAILED: dist/{name}/ was not written.", file=sys.stderr)
-                    failures += 1
-                    continue
-                (staged / "selfcheck.txt").write_text(report.text() + "\n")
-                tables[name] = report.markdown_table()
-            target = out / name
-            if target.exists():
-                shutil.rmtree(target)
-            target.mkdir(parents=True)
-            for path in staged.iterdir():
-                shutil.copyfile(path, target / path.name)
-            print(f"[{name}] wrote {target}/student.zip and {target}/autograder.zip")
+    tables: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
+        # the longest first (the training suites), so the two lanes finish together
+        order = sorted(built.values(), key=lambda item: -item[0].test_timeout)
+        futures = [pool.submit(_release_one, assignment, zips, check, out) for assignment, zips in order]
+        for future in as_completed(futures):
+            name, table = future.result()
+            if table is None:
+                failures += 1
+            elif table:
+                tables[name] = table
     if tables and not failures:
         write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
     return 1 if failures else 0
+
+
+def _release_one(assignment: Assignment, zips: dict[str, bytes], check: bool, out: Path) -> tuple[str, str | None]:
+    """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if refused)."""
+    from .selfcheck import self_check
+
+    name = assignment.name
+    started = time.monotonic()
+    table = ""
+    with tempfile.TemporaryDirectory(prefix=f"kit-release-{name}-") as tmp:
+        staged = Path(tmp)
+        for file_name, data in zips.items():
+            (staged / file_name).write_bytes(data)
+        if check:
+            report = self_check(assignment, staged)
+            with _PRINT:
+                print(report.text(), flush=True)
+            if not report.ok:
+                print(f"[{name}] self-check FAILED: dist/{name}/ was not written.", file=sys.stderr, flush=True)
+                return name, None
+            (staged / "selfcheck.txt").write_text(report.text() + "\n")
+            table = report.markdown_table()
+        target = out / name
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for path in staged.iterdir():
+            shutil.copyfile(path, target / path.name)
+    print(f"[{name}] wrote {target}/student.zip and {target}/autograder.zip ({time.monotonic() - started:.0f} s)", flush=True)
+    return name, table
+
+
+_PRINT = threading.Lock()
 
 
 def write_readme_block(name: str, text: str, readme: Path = KIT_ROOT / "README.md") -> None:

@@ -271,6 +271,7 @@ class Zygote:
     """
 
     def __init__(self, banned: list[str] | None = None, limits: Limits = Limits(), python: str | None = None) -> None:
+        self.forks = 0  # workers started from this template (after it dies, workers start from scratch)
         self.banned = list(banned or [])
         self.limits = limits
         self.python = python or sys.executable
@@ -318,6 +319,7 @@ class Zygote:
                 os.close(fd)
         if not reply:
             raise WorkerDied("the worker template stopped")
+        self.forks += 1
         return int(json.loads(reply)["pid"]), request_w, answer_r, output_r
 
     def close(self) -> None:

@@ -21,7 +21,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -172,13 +174,21 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
     report = Report(assignment.name)
     mistakes = read_catalogue(assignment, "mistake")
     variants = read_catalogue(assignment, "variant")
-    sources = {"reference": submission_source(assignment, None), "stub": make_stub(assignment.solution.read_text())}
+    sources = {"stub": make_stub(assignment.solution.read_text())}
     for entry in mistakes + variants:
         sources[f"{entry.kind}:{entry.name}"] = submission_source(assignment, entry)
     # A mistake runs against the tests that claim to catch it (the proof needs nothing else, and the
     # training tests are most of the time); the reference, the stub and the variants run everything.
     only = {f"mistake:{e.name}": [k for k in e.caught_by if k in assignment.points] for e in mistakes}
-    graded = grade_sources(assignment, sources, only=only)
+    started = time.monotonic()
+    # The zips are checked while the catalogue is graded; the reference's grading is the one the
+    # autograder.zip does in the simulated Gradescope tree (one grading proves both).
+    zip_report = Report(assignment.name)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report)
+        graded = grade_sources(assignment, sources, only=only)
+        graded["reference"] = zip_checks.result()
+    report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
 
     ref = graded["reference"]
     report.check(ref.get("score") == 100 and ref.get("_exit_code") == 0, f"reference scores 100 (got {ref.get('score')})")
@@ -224,9 +234,16 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
         not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else "")
     )
     report.check(len(mistakes) >= 10, f"at least 10 catalogued mistakes ({len(mistakes)})")
-    _check_student_zip(assignment, staged / "student.zip", report)
-    _check_gradescope_zip(assignment, staged / "autograder.zip", report)
+    for line in zip_report.lines:
+        report.lines.append(line)
+    report.problems.extend(zip_report.problems)
     return report
+
+
+def _check_zips(assignment: Assignment, staged: Path, report: Report) -> dict:
+    """The student.zip and autograder.zip checks; returns the reference's results from the latter."""
+    _check_student_zip(assignment, staged / "student.zip", report)
+    return _check_gradescope_zip(assignment, staged / "autograder.zip", report)
 
 
 def _uncaught(assignment: Assignment) -> dict[str, str]:
@@ -289,13 +306,18 @@ def _tail(proc: subprocess.CompletedProcess, show: bool = True) -> str:
     return " -- output:\n" + "\n".join(proc.stdout.splitlines()[-15:])
 
 
-def _check_gradescope_zip(assignment: Assignment, path: Path, report: Report) -> None:
+def _check_gradescope_zip(assignment: Assignment, path: Path, report: Report) -> dict:
     """Unzip into a simulated AUTOGRADER_ROOT and grade the reference through run_autograder."""
     from .gradescope_sim import simulate
 
     try:
         document = simulate(path, {assignment.submit_file: assignment.solution.read_bytes()})
-        ok = document.get("score") == 100
-        report.check(ok, f"autograder.zip grades the reference 100 in a simulated Gradescope tree (got {document.get('score')})")
     except Exception as exc:  # noqa: BLE001 - report, don't crash the release
         report.check(False, f"autograder.zip runs in a simulated Gradescope tree ({exc})")
+        return {"score": None, "tests": [], "_exit_code": 1}
+    document["_exit_code"] = 1 if document.get("extra_data", {}).get("config_errors") else 0
+    report.check(
+        document.get("score") == 100,
+        f"autograder.zip grades the reference 100 in a simulated Gradescope tree (got {document.get('score')})",
+    )
+    return document

@@ -88,3 +88,19 @@ def test_bad_folders_get_clear_messages(tmp_path):
     assert proc.returncode == 2 and "another assignment" in proc.stderr
     proc = run_cli("grade-all", "nosuch", str(other), "--out", str(tmp_path / "o3"))
     assert proc.returncode == 2 and "unknown assignment" in proc.stderr
+
+
+def test_grade_many_forks_every_worker_from_one_template(tmp_path):
+    """Batch grading imports torch once: each submission's fresh worker is forked from the template."""
+    jobs = []
+    for i, source in enumerate((reference_source("attention"), stub_source("attention"), reference_source("attention"))):
+        upload = tmp_path / f"upload{i}"
+        upload.mkdir()
+        (upload / "attention.py").write_text(source)
+        jobs.append([str(upload), str(tmp_path / f"results{i}.json")])
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    proc = run_cli("grade-many", "attention", str(tmp_path / "jobs.json"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "3 of 3 workers forked from the template" in proc.stderr
+    scores = [json.loads((tmp_path / f"results{i}.json").read_text())["score"] for i in range(3)]
+    assert scores == [100, 0, 100]

@@ -101,6 +101,17 @@ def describe_exception(exc: BaseException, student_file: str) -> dict:
     return {"type": type(exc).__name__, "message": message[:2000], "where": where}
 
 
+def _warm_up() -> None:
+    """What every forked worker would otherwise pay for again: building the first optimiser
+    imports torch._dynamo (about a second of CPU), which assignments that train all need."""
+    try:
+        import torch
+
+        torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])
+    except Exception:  # noqa: BLE001 - a broken torch shows up when the worker loads
+        pass
+
+
 def _prepare(banned: list[str]) -> None:
     sys.stdin = open(os.devnull)
     try:
@@ -134,6 +145,7 @@ def zygote_main(banned: list[str]) -> None:
     except (OSError, AttributeError):
         pass
     _prepare(banned)
+    _warm_up()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped automatically
     control = socket.socket(fileno=int(os.environ.pop("KIT_CONTROL_FD")))
     while True:
