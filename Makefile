@@ -26,14 +26,14 @@ release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and self-ch
 	$(PY) -m autograder release
 
 test: $(STAMP) ## run the kit's own tests
-	$(PY) -m pytest tests -q -n 2 --dist loadgroup --durations=15
+	$(PY) -m pytest tests -q -n 2 --dist load --durations=15
 
 lint: $(STAMP) ## ruff
 	$(PY) -m ruff check autograder tests solutions assignments
 	$(PY) -m ruff format --check autograder tests
 
 bench: $(STAMP) ## measure grading time and memory; writes the table into README.md
-	$(PY) -m autograder bench --write-readme
+	$(PY) -m autograder bench --setup --write-readme
 
 gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root, debootstrap; minutes)
 	$(PY) tests/gradescope_image.py attention

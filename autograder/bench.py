@@ -6,7 +6,9 @@ summed over every grader process (sampled every 50 ms), the same grading at
 half a CPU (a 50% duty cycle of SIGSTOP/SIGCONT over the whole process tree,
 like a CPU quota), the students' public tests, and a baseline: importing
 torch and running the same suite in one process without isolation. Then
-batch throughput. ``--write-readme`` puts the table into README.md.
+batch throughput, ``make release`` with an empty and with a warm self-check
+cache, and (``--setup``) creating the venv from scratch as ``make`` does.
+``--write-readme`` puts the table into README.md.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from .release import build_zips
 from .selfcheck import read_catalogue, submission_source
 
 BUDGETS = {"grade_s": 30.0, "rss_mb": 600.0, "half_cpu_s": 120.0, "public_s": 10.0}
+BASELINE_FACTOR = 3.0  # grading through the zip may take at most this many times the one-process baseline
+RELEASE_BUDGET_S = 300.0
+SETUP_BUDGET_S = 120.0
 
 
 def _tree(pid: int) -> list[psutil.Process]:
@@ -184,7 +189,35 @@ def bench_batch(name: str, n: int) -> float:
     return n / seconds * 60
 
 
-def table(rows: list[dict], batch: float | None, batch_name: str) -> str:
+def bench_release() -> tuple[float, float]:
+    """(seconds, seconds): ``python -m autograder release`` with an empty self-check cache, then again."""
+    with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
+        env = dict(os.environ, KIT_SELFCHECK_CACHE=str(Path(tmp) / "cache"))
+        cmd = [sys.executable, "-m", "autograder", "release", "--out", str(Path(tmp) / "dist")]
+        cold = measure(cmd, KIT_ROOT, env)[0]
+        warm = measure(cmd, KIT_ROOT, env)[0]
+    return cold, warm
+
+
+def bench_setup() -> float:
+    """Seconds to create a venv and install requirements-dev.txt into it, as ``make`` does from a fresh clone."""
+    with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
+        venv = Path(tmp) / "venv"
+        script = (
+            f"python3 -m venv {venv} && {venv}/bin/python -m pip install --quiet --upgrade pip && "
+            f"{venv}/bin/python -m pip install --quiet -r requirements-dev.txt"
+        )
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        return measure(["bash", "-c", script], KIT_ROOT, env)[0]
+
+
+def table(
+    rows: list[dict],
+    batch: float | None,
+    batch_name: str,
+    release: tuple[float, float] | None = None,
+    setup: float | None = None,
+) -> str:
     lines = [
         "| assignment | grade reference (s) | slow correct style (s) | 1-process baseline (s) | peak memory, all processes (PSS, MB) | at half a CPU (s) | public tests (s) | a mistake graded with / without diagnosis (s) |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -198,9 +231,33 @@ def table(rows: list[dict], batch: float | None, batch_name: str) -> str:
     text = "\n".join(lines)
     if batch is not None:
         text += f"\n\nBatch grading (`grade-all`, {os.cpu_count()} cores, `{batch_name}` reference copies): {batch:.1f} submissions per minute."
+    if release is not None:
+        text += (
+            f"\n\n`make release` (every assignment, self-checks included): {release[0]:.0f} s with an empty "
+            f"self-check cache, {release[1]:.0f} s when nothing changed since (budget {RELEASE_BUDGET_S:.0f} s)."
+        )
+    if setup is not None:
+        text += f"\n\nSet-up (venv and pinned requirements, pip's download cache warm): {setup:.0f} s (budget {SETUP_BUDGET_S:.0f} s)."
     budgets = ", ".join(f"{k} ≤ {v:g}" for k, v in BUDGETS.items())
-    text += f"\n\nBudgets: {budgets}; measured with `make bench` on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}."
+    text += (
+        f"\n\nBudgets: {budgets}, grade_s ≤ {BASELINE_FACTOR:g} × baseline; memory is PSS summed over the grader, "
+        f"its worker and their children; measured with `make bench` on {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}."
+    )
     return text
+
+
+def over_budget(rows: list[dict], release: tuple[float, float] | None, setup: float | None) -> list[str]:
+    over = [f"{r['assignment']}: {k} {r[k]:.1f} > {v:g}" for r in rows for k, v in BUDGETS.items() if r[k] > v]
+    over += [
+        f"{r['assignment']}: grade {r['grade_s']:.1f} s > {BASELINE_FACTOR:g} × baseline {r['baseline_s']:.1f} s"
+        for r in rows
+        if r["grade_s"] > BASELINE_FACTOR * r["baseline_s"]
+    ]
+    if release is not None and release[0] > RELEASE_BUDGET_S:
+        over.append(f"make release {release[0]:.0f} s > {RELEASE_BUDGET_S:g}")
+    if setup is not None and setup > SETUP_BUDGET_S:
+        over.append(f"set-up {setup:.0f} s > {SETUP_BUDGET_S:g}")
+    return over
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("assignments", nargs="*")
     parser.add_argument("--write-readme", action="store_true")
     parser.add_argument("--batch", type=int, default=8, help="submissions for the throughput run (0 to skip)")
+    parser.add_argument("--no-release", action="store_true", help="skip timing `make release` (minutes)")
+    parser.add_argument("--setup", action="store_true", help="also time creating the venv from scratch")
     args = parser.parse_args(argv)
     names = args.assignments or list_assignments()
     rows = []
@@ -215,9 +274,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmarking {name}...", flush=True)
         rows.append(bench_assignment(name))
     batch = bench_batch(names[0], args.batch) if args.batch else None
-    text = table(rows, batch, names[0])
+    release = None if args.no_release else bench_release()
+    setup = bench_setup() if args.setup else None
+    text = table(rows, batch, names[0], release, setup)
     print(text)
-    over = [f"{r['assignment']}: {k} {r[k]:.1f} > {v:g}" for r in rows for k, v in BUDGETS.items() if r[k] > v]
+    over = over_budget(rows, release, setup)
     if over:
         print("over budget:\n  " + "\n  ".join(over))
     if args.write_readme:

@@ -33,7 +33,8 @@ from .worker import guards
 
 MATCH_ATOL = 1e-5
 MATCH_RTOL = 1e-4
-BUDGET_SECONDS = 5.0  # per failed test, across all mistakes
+BUDGET_SECONDS = 5.0  # CPU per failed test, across all mistakes
+SUBMISSION_BUDGET_SECONDS = 20.0  # CPU per submission: a submission failing every test still gets its grade fast
 NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
 
 
@@ -55,6 +56,7 @@ class Diagnoser:
         self.entries = read_catalogue(assignment, "mistake")
         self._modules: dict[str, types.ModuleType] = {}
         self._defines = {e.name: _defined_names(e) for e in self.entries}
+        self.spent = 0.0  # CPU seconds of diagnosis so far, for this submission
 
     def _module(self, entry: CatalogueEntry | None) -> types.ModuleType:
         key = entry.name if entry else "__reference__"
@@ -136,6 +138,15 @@ class Diagnoser:
         got = getattr(exc, "got", None)
         if not (isinstance(call, dict) or callable(call)) or got is None or not self.entries:
             return [], ""
+        if self.spent > SUBMISSION_BUDGET_SECONDS:
+            return [], ""
+        started = time.process_time()  # CPU time: a busy machine must not change the words
+        try:
+            return self._diagnose(call, got, test_key)
+        finally:
+            self.spent += time.process_time() - started
+
+    def _diagnose(self, call: Any, got: Any, test_key: str) -> tuple[list[str], str]:
         target = (call.get("fn") or call.get("cls")) if isinstance(call, dict) else None
         try:
             expected = self._observe(None, call)
