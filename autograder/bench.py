@@ -30,7 +30,7 @@ from .config import KIT_ROOT, list_assignments, load_assignment
 from .release import build_zips
 from .selfcheck import read_catalogue, submission_source
 
-BUDGETS = {"grade_s": 30.0, "rss_mb": 600.0, "half_cpu_s": 120.0, "public_s": 10.0}
+BUDGETS = {"grade_s": 30.0, "memory_mb": 600.0, "half_cpu_s": 120.0, "public_s": 10.0}
 BASELINE_FACTOR = 3.0  # grading through the zip may take at most this many times the one-process baseline
 RELEASE_BUDGET_S = 300.0
 SETUP_BUDGET_S = 120.0
@@ -162,7 +162,7 @@ def bench_assignment(name: str) -> dict:
     assignment = load_assignment(name)
     reference = submission_source(assignment, None)
     row: dict = {"assignment": name}
-    row["grade_s"], row["rss_mb"] = _gradescope(assignment, reference)
+    row["grade_s"], row["memory_mb"] = _gradescope(assignment, reference)
     slow = _slow_variant(assignment)
     row["slow_variant"] = slow.name if slow else "-"
     row["slow_s"] = _gradescope(assignment, submission_source(assignment, slow))[0] if slow else float("nan")
@@ -225,7 +225,7 @@ def table(
     for r in rows:
         lines.append(
             f"| `{r['assignment']}` | {r['grade_s']:.1f} | {r['slow_s']:.1f} (`{r['slow_variant']}`) | {r['baseline_s']:.1f} | "
-            f"{r['rss_mb']:.0f} | {r['half_cpu_s']:.1f} | {r['public_s']:.1f} | "
+            f"{r['memory_mb']:.0f} | {r['half_cpu_s']:.1f} | {r['public_s']:.1f} | "
             f"{r['with_diag_s']:.1f} / {r['without_diag_s']:.1f} (`{r['mistake']}`) |"
         )
     text = "\n".join(lines)
