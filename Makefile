@@ -36,7 +36,7 @@ bench: $(STAMP) ## measure grading time and memory; writes the table into README
 	$(PY) -m autograder bench --setup --write-readme
 
 gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root, debootstrap; minutes)
-	$(PY) tests/gradescope_image.py attention
+	$(PY) tests/gradescope_image.py
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf dist build .pytest_cache

@@ -1,6 +1,6 @@
 """Run an autograder.zip's setup.sh for real, in a fresh Debian root (no Docker engine here).
 
-    sudo .venv/bin/python tests/gradescope_image.py [assignment]      # or: make gradescope-image
+    sudo .venv/bin/python tests/gradescope_image.py [assignment ...]  # or: make gradescope-image (all)
 
 What it proves that the simulated tree cannot: on a machine with nothing but python3,
 setup.sh installs python3-venv, creates the venv, installs every pinned requirement,
@@ -118,5 +118,7 @@ def check(name: str) -> int:
 if __name__ == "__main__":
     if os.geteuid() != 0:
         sys.exit("run as root: debootstrap, chroot and mount need it")
-    names = sys.argv[1:] or ["attention"]
+    from autograder.config import list_assignments
+
+    names = sys.argv[1:] or list_assignments()
     sys.exit(1 if sum(check(n) for n in names) else 0)
