@@ -111,7 +111,9 @@ class Diagnoser:
                 return a.detail[:120] == b.detail[:120]  # the worker's message is capped; shapes in it are the same
             return a == b
         if isinstance(a, (str, list, tuple)) and all(isinstance(x, str) for x in (a if not isinstance(a, str) else [a])):
-            return list(a) == list(b) if not isinstance(a, str) else a == b  # words (nearest, analogy)
+            if isinstance(a, str) or isinstance(b, str):
+                return isinstance(a, str) and isinstance(b, str) and a == b
+            return isinstance(b, (list, tuple)) and list(a) == list(b)  # words (nearest, analogy)
         try:
             ta, tb = to_tensor(a, "a").detach().double(), to_tensor(b, "b").detach().double()
         except Exception:  # noqa: BLE001 - not comparable means not a match

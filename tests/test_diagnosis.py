@@ -3,6 +3,8 @@ in words, without hidden inputs or reference code, and the score is the same as 
 
 import json
 
+import numpy as np
+import torch
 from conftest import KIT, reference_source, run_cli, write_submission
 
 from autograder.config import load_assignment
@@ -29,3 +31,19 @@ def test_two_mistakes_in_different_functions_are_both_named(tmp_path):
             assert first.title in text and second.title in text
             assert "BEGIN SOLUTION" not in text
     assert scores[True] == scores[False], "diagnosis must never change a score"
+
+
+def test_observations_compare_safely():
+    """Whatever the student's code returned, comparing it with a mistake's result is a yes or a no."""
+    from autograder.checks import RETURNED, Outcome
+    from autograder.diagnosis import Diagnoser
+
+    close = Diagnoser._close
+    weird = [RETURNED, Outcome.raised("ValueError", "x"), ["a", "b"], "a", 3, None, {"k": 1}, np.zeros(3), torch.ones(2, 2)]
+    for a in weird:
+        for b in weird:
+            assert close(a, b) in (True, False)
+    assert close(Outcome.raised("ValueError", "bad  shape\n(2, 3)"), Outcome.raised("ValueError", "bad shape (2, 3)"))
+    assert not close(Outcome.raised("ValueError", "x"), Outcome.raised("TypeError", "x"))
+    assert close(["king", "queen"], ("king", "queen")) and not close(["king", "queen"], ["queen", "king"])
+    assert close(torch.tensor([1.0, 2.0]), np.array([1.0, 2.0 + 1e-7]))
