@@ -2,7 +2,7 @@
 
 import zipfile
 
-from conftest import KIT, load_assignment
+from conftest import KIT, load_assignment, run_cli
 
 from autograder.release import autograder_files, build_zips, student_files
 
@@ -45,3 +45,23 @@ def test_student_zip_has_no_hidden_tests_or_solutions(assignment_name, tmp_path)
     assert not [n for n in names if "hidden" in n or "mistakes" in n or "solutions" in n]
     assert f"{assignment_name}/{assignment.submit_file}" in names
     assert f"{assignment_name}/README.md" in names
+
+
+def test_release_cli_writes_dist_and_leaves_the_readme_table_alone(tmp_path):
+    """`python -m autograder release <a> --out D`: self-checked zips in D/<a>/; a partial release
+    does not rewrite the README's mutation table (that needs every assignment)."""
+    readme = (KIT / "README.md").read_text()
+    proc = run_cli("release", "attention", "--out", str(tmp_path / "dist"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "[attention] wrote" in proc.stdout
+    written = sorted(p.name for p in (tmp_path / "dist" / "attention").iterdir())
+    assert {"student.zip", "autograder.zip", "selfcheck.txt"} <= set(written)
+    assert (
+        "[ok] every hidden test catches at least one catalogued mistake"
+        in (tmp_path / "dist" / "attention" / "selfcheck.txt").read_text()
+    )
+    assert (KIT / "README.md").read_text() == readme
+
+    bad = run_cli("release", "no_such_assignment", "--out", str(tmp_path / "dist"))
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "no_such_assignment" in bad.stderr
