@@ -189,7 +189,11 @@ def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any 
         text = str(exc)
         if type(exc).__name__ in names or any(f"raised {n}" in text for n in names):
             return
-        got = getattr(exc, "got", None) or Outcome.raised(type(exc).__name__, text)
+        got = getattr(exc, "got", None)
+        if not isinstance(got, Outcome):
+            got = Outcome.raised(type(exc).__name__, text)
+        if call is None:
+            call = getattr(exc, "call", None)  # the seam attaches one to a failing top-level call
         raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
     raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
 
