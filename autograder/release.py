@@ -70,12 +70,24 @@ def student_files(assignment: Assignment) -> dict[str, bytes]:
 def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) -> Path:
     """Regenerate student_template/<a>/ from the sources (it is committed, never hand-edited)."""
     target = kit_root / "student_template" / assignment.name
-    if target.exists():
-        shutil.rmtree(target)
-    for rel, data in student_files(assignment).items():
+    files = student_files(assignment)
+    # Only what changed is rewritten (atomically) and only what is gone is removed, so that a
+    # regeneration that changes nothing touches nothing (tests may be reading the folder).
+    for rel, data in files.items():
         path = target / rel
+        if path.is_file() and path.read_bytes() == data:
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        temporary = path.with_name(f".{path.name}.tmp")
+        temporary.write_bytes(data)
+        temporary.replace(path)
+    if target.is_dir():
+        for path in sorted(target.rglob("*"), reverse=True):
+            rel = path.relative_to(target).as_posix()
+            if path.is_file() and rel not in files and "__pycache__" not in path.parts:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
     return target
 
 
