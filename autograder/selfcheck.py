@@ -96,9 +96,9 @@ def grade_sources(
         selection = json.dumps(sorted(only[label])) if label in only else "all"
         key = hashlib.sha256((base + os.environ.get("AG_SEED", "0") + selection + source).encode()).hexdigest()
         cached = CACHE / f"{assignment.name}-{key[:24]}.json"
-        if cached.is_file():
+        try:
             results[label] = json.loads(cached.read_text())
-        else:
+        except (OSError, ValueError):  # not graded yet (or unreadable): grade it
             todo.append((label, source, cached))
     # the slowest first, so two grader processes finish together: whole-suite gradings, then the rest
     todo.sort(key=lambda item: item[0] in only)
@@ -118,8 +118,10 @@ def grade_sources(
             document = json.loads(out.read_text()) if out.is_file() else {"score": None, "tests": []}
             broken = not out.is_file() or document.get("extra_data", {}).get("config_errors")
             document["_exit_code"] = 1 if broken else 0
-            if document["_exit_code"] == 0:
-                cached.write_text(json.dumps(document))
+            if document["_exit_code"] == 0:  # atomically: another release or test may be reading it
+                temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+                temporary.write_text(json.dumps(document))
+                temporary.replace(cached)
             results[label] = document
     return results
 
