@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import itertools
 import json
 import os
 import subprocess
@@ -117,22 +116,27 @@ def _contains_file(path: Path, filename: str) -> bool:
     return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
 
 
-_SLOTS = itertools.count()
-_SLOTS_LOCK = threading.Lock()
+_next_slot = 0
+_slots_lock = threading.Lock()
+
+
+def _reserve_slots(n: int) -> int:
+    """The first of ``n`` worker-user slots no other grading in this process is using."""
+    global _next_slot
+    with _slots_lock:  # the release grades two assignments at once
+        first, _next_slot = _next_slot, _next_slot + n
+    return first
 
 
 def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0, on_done=None) -> None:
-    """Grade (upload, results[, seed]) jobs with ``processes`` grader processes (``grade-many``) at once.
+    """Grade (upload, results[, {"only": test keys}]) jobs with ``processes`` grader processes (``grade-many``) at once.
 
     Each grader process has its own worker user slot (``KIT_WORKER_SLOT``), so
     students graded at the same time cannot signal each other's workers.
     """
     processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
     chunks = [jobs[i::processes] for i in range(processes)]
-    with _SLOTS_LOCK:  # slots stay distinct when several gradings run at once (the release does)
-        first = next(_SLOTS)
-        for _ in range(processes - 1):
-            next(_SLOTS)
+    first = _reserve_slots(processes)
 
     def run(index: int, chunk: list[tuple]) -> None:
         slot = first + index

@@ -50,6 +50,10 @@ def _defined_names(entry: CatalogueEntry) -> set[str]:
     return names
 
 
+def _words(x: Any) -> bool:
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(w, str) for w in x)
+
+
 class Diagnoser:
     def __init__(self, assignment: Assignment) -> None:
         self.assignment = assignment
@@ -96,7 +100,7 @@ class Diagnoser:
             except Exception as exc:  # noqa: BLE001 - a raise is an observation too
                 value = Outcome.raised(type(exc).__name__, str(exc))
             used = guards.used()
-        return Outcome("banned", ", ".join(used)) if used else value
+        return Outcome.banned(used) if used else value
 
     @staticmethod
     def _dtype(x: Any) -> Any:
@@ -110,10 +114,9 @@ class Diagnoser:
             if a.kind == b.kind == "raised":
                 return a.detail[:120] == b.detail[:120]  # the worker's message is capped; shapes in it are the same
             return a == b
-        if isinstance(a, (str, list, tuple)) and all(isinstance(x, str) for x in (a if not isinstance(a, str) else [a])):
-            if isinstance(a, str) or isinstance(b, str):
-                return isinstance(a, str) and isinstance(b, str) and a == b
-            return isinstance(b, (list, tuple)) and list(a) == list(b)  # words (nearest, analogy)
+        if isinstance(a, str) or isinstance(b, str) or _words(a) or _words(b):  # words (nearest, analogy)
+            both_text = isinstance(a, str) and isinstance(b, str)
+            return (both_text and a == b) or (_words(a) and _words(b) and list(a) == list(b))
         try:
             ta, tb = to_tensor(a, "a").detach().double(), to_tensor(b, "b").detach().double()
         except Exception:  # noqa: BLE001 - not comparable means not a match

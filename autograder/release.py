@@ -192,19 +192,19 @@ def main(names: list[str], check: bool = True, out: Path = Path("dist")) -> int:
         print("error: no assignments found under assignments/", file=sys.stderr)
         return 2
     failures = 0
-    built: dict[str, tuple[Assignment, dict[str, bytes]]] = {}
+    built: list[tuple[Assignment, dict[str, bytes]]] = []
     for name in names:
         try:
             assignment = load_assignment(name)
             write_student_template(assignment)
-            built[name] = (assignment, build_zips(assignment))
+            built.append((assignment, build_zips(assignment)))
         except ConfigError as exc:
             print(f"[{name}] cannot build: {exc}", file=sys.stderr)
             failures += 1
     tables: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
         # the longest first (the training suites), so the two lanes finish together
-        order = sorted(built.values(), key=lambda item: -item[0].test_timeout)
+        order = sorted(built, key=lambda item: -item[0].test_timeout)
         futures = [pool.submit(_release_one, assignment, zips, check, out) for assignment, zips in order]
         for future in as_completed(futures):
             name, table = future.result()

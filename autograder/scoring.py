@@ -82,15 +82,15 @@ class ScoringPlugin:
         return f"{rel.as_posix()}::{getattr(item, 'originalname', item.name)}"
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        keys = {item.nodeid: self.key_of(item) for item in items}
         if self.only is not None:
-            unknown = self.only - {self.key_of(item) for item in items}
+            unknown = self.only - set(keys.values())
             self.config_errors.extend(f"asked to run {key}, but no such test was collected" for key in sorted(unknown))
-            deselected = [item for item in items if self.key_of(item) not in self.only]
-            items[:] = [item for item in items if self.key_of(item) in self.only]
-            config.hook.pytest_deselected(items=deselected)
+            config.hook.pytest_deselected(items=[item for item in items if keys[item.nodeid] not in self.only])
+            items[:] = [item for item in items if keys[item.nodeid] in self.only]
         counts: dict[str, int] = {}
         for item in items:
-            counts[self.key_of(item)] = counts.get(self.key_of(item), 0) + 1
+            counts[keys[item.nodeid]] = counts.get(keys[item.nodeid], 0) + 1
         for key in counts:
             if key not in self.assignment.points:
                 self.config_errors.append(f"test {key} has no points in assignment.toml")
@@ -99,7 +99,7 @@ class ScoringPlugin:
                 self.config_errors.append(f"assignment.toml gives points to {key}, but no such test was collected")
         seen: dict[str, int] = {}
         for item in items:
-            key = self.key_of(item)
+            key = keys[item.nodeid]
             index = seen[key] = seen.get(key, -1) + 1
             self.results[item.nodeid] = TestResult(
                 key=key,

@@ -169,11 +169,11 @@ class RemoteStudent:
                 self.timed_out.add(label.split("(")[0])
             raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits)) from None
         if answer.get("banned"):
-            names = ", ".join(answer["banned"])
+            got = Outcome.banned(answer["banned"])
             raise StudentCodeError(
-                f"{label} called {names}, which this assignment does not allow: write the computation yourself "
+                f"{label} called {got.detail}, which this assignment does not allow: write the computation yourself "
                 "(calling your own functions is fine).",
-                got=Outcome("banned", names),
+                got=got,
             )
         if "error" in answer:
             error = answer["error"]

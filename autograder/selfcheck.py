@@ -107,23 +107,28 @@ def grade_sources(
 
     with tempfile.TemporaryDirectory(prefix="kit-check-") as tmp:
         jobs = []
-        for i, (_label, source, _cached) in enumerate(todo):
+        for i, (label, source, _cached) in enumerate(todo):
             upload = Path(tmp) / f"upload{i}"
             upload.mkdir()
             (upload / assignment.submit_file).write_text(source)
-            label = todo[i][0]
             jobs.append((upload, Path(tmp) / f"results{i}.json", {"only": only[label]} if label in only else {}))
         parallel_grade(assignment, jobs, jobs_n)
         for (label, _source, cached), (_upload, out, _options) in zip(todo, jobs):
-            document = json.loads(out.read_text()) if out.is_file() else {"score": None, "tests": []}
-            broken = not out.is_file() or document.get("extra_data", {}).get("config_errors")
-            document["_exit_code"] = 1 if broken else 0
+            document = _with_exit_code(json.loads(out.read_text()) if out.is_file() else None)
             if document["_exit_code"] == 0:  # atomically: another release or test may be reading it
                 temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
                 temporary.write_text(json.dumps(document))
                 temporary.replace(cached)
             results[label] = document
     return results
+
+
+def _with_exit_code(document: dict | None) -> dict:
+    """The results document (None: the grader wrote none) with ``_exit_code`` 1 if the grading itself broke."""
+    if document is None:
+        return {"score": None, "tests": [], "_exit_code": 1}
+    document["_exit_code"] = 1 if document.get("extra_data", {}).get("config_errors") else 0
+    return document
 
 
 @dataclass
@@ -194,7 +199,10 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
     report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
 
     ref = graded["reference"]
-    report.check(ref.get("score") == 100 and ref.get("_exit_code") == 0, f"reference scores 100 (got {ref.get('score')})")
+    report.check(
+        ref.get("score") == 100 and ref.get("_exit_code") == 0,
+        f"autograder.zip grades the reference 100 in a simulated Gradescope tree (got {ref.get('score')})",
+    )
     stub = graded["stub"]
     report.check(
         stub.get("score") == 0 and stub.get("_exit_code") == 0 and len(stub.get("tests", [])) > 0,
@@ -237,8 +245,7 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
         not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else "")
     )
     report.check(len(mistakes) >= 10, f"at least 10 catalogued mistakes ({len(mistakes)})")
-    for line in zip_report.lines:
-        report.lines.append(line)
+    report.lines.extend(zip_report.lines)
     report.problems.extend(zip_report.problems)
     return report
 
@@ -310,17 +317,12 @@ def _tail(proc: subprocess.CompletedProcess, show: bool = True) -> str:
 
 
 def _check_gradescope_zip(assignment: Assignment, path: Path, report: Report) -> dict:
-    """Unzip into a simulated AUTOGRADER_ROOT and grade the reference through run_autograder."""
+    """Unzip into a simulated AUTOGRADER_ROOT and grade the reference through run_autograder; its results."""
     from .gradescope_sim import simulate
 
     try:
         document = simulate(path, {assignment.submit_file: assignment.solution.read_bytes()})
     except Exception as exc:  # noqa: BLE001 - report, don't crash the release
         report.check(False, f"autograder.zip runs in a simulated Gradescope tree ({exc})")
-        return {"score": None, "tests": [], "_exit_code": 1}
-    document["_exit_code"] = 1 if document.get("extra_data", {}).get("config_errors") else 0
-    report.check(
-        document.get("score") == 100,
-        f"autograder.zip grades the reference 100 in a simulated Gradescope tree (got {document.get('score')})",
-    )
-    return document
+        return _with_exit_code(None)
+    return _with_exit_code(document)  # its score is checked with the other gradings
