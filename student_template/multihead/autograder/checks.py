@@ -47,6 +47,11 @@ class Outcome:
         first = " ".join(str(message).split())[:300]
         return Outcome("raised", f"{type_name}: {first}")
 
+    @staticmethod
+    def banned(names: list[str]) -> "Outcome":
+        """The banned functions a call used (the worker and the diagnoser both report them sorted)."""
+        return Outcome("banned", ", ".join(sorted(set(names))))
+
 
 RETURNED = Outcome("returned")  # the call returned normally where an exception was expected
 
