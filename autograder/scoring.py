@@ -1,7 +1,7 @@
 """A pytest plugin that turns the assignment's tests into points and feedback.
 
 Points and visibility come from the assignment config (one source); a
-parametrized test shares its points equally between its cases, which gives
+parametrized test shares its points between its cases in exact quarters, which gives
 partial credit. Only the check's own message (written for students) and what
 the student's code printed reach the student: never a grader traceback, a
 hidden input or the reference.
@@ -171,10 +171,16 @@ class ScoringPlugin:
 
 
 def split_points(points: float, n: int) -> list[float]:
-    """Split ``points`` over ``n`` cases in whole hundredths that add up exactly (7 over 3: 2.34, 2.33, 2.33)."""
-    cents = round(points * 100)
-    base, extra = divmod(cents, n)
-    return [(base + (1 if i < extra else 0)) / 100 for i in range(n)]
+    """Split ``points`` over ``n`` cases so that the cases, the test and the whole total add up exactly.
+
+    Quarters are exact binary fractions, so any sum of them (Gradescope's, a spreadsheet's) is exact:
+    7 over 3 gives 2.5, 2.25, 2.25 (the remainder to the first cases). Only when a test has more
+    cases than quarter points do the cases fall back to hundredths (exact to two decimals only).
+    """
+    unit = 4 if points * 4 >= n else 100  # parts per point
+    parts = round(points * unit)
+    base, extra = divmod(parts, n)
+    return [(base + (1 if i < extra else 0)) / unit for i in range(n)]
 
 
 def test_title(item: pytest.Item) -> str:
