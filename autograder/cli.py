@@ -55,9 +55,12 @@ def _cmd_gradescope(args: argparse.Namespace) -> int:
 
 
 def _cmd_release(args: argparse.Namespace) -> int:
+    import datetime as dt
+
     from .release import main as release_main
 
-    return release_main(args.assignments or list_assignments(), check=not args.no_check, out=Path(args.out))
+    as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
+    return release_main(args.assignments or list_assignments(), check=not args.no_check, out=Path(args.out), as_of=as_of)
 
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
@@ -102,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
     p.add_argument("assignment")
     p.add_argument("jobs_file")
+    p.add_argument("--as-of", help="release date YYYY-MM-DD for course.toml's dated choices (default today)")
     p.set_defaults(func=_cmd_grade_many)
 
     p = sub.add_parser("seeds", help="run the suites on the reference under many seeds (flake check)")

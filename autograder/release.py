@@ -8,7 +8,10 @@ written to dist/ unless the self-check passes (see :mod:`.selfcheck`).
 
 from __future__ import annotations
 
+import ast
+import datetime as dt
 import io
+import re
 import shutil
 import sys
 import tempfile
@@ -36,19 +39,73 @@ def torch_version() -> str:
 
 
 # -- the student's folder ---------------------------------------------------------
-def student_files(assignment: Assignment) -> dict[str, bytes]:
-    """Every file of the student's folder, by relative path (the stub generated here)."""
-    if not assignment.solution.is_file():
-        raise ConfigError(f"{assignment.name}: the reference solution {assignment.solution} is missing")
-    try:
-        stub = make_stub(assignment.solution.read_text(), str(assignment.solution))
-    except MarkerError as exc:
-        raise ConfigError(str(exc)) from None
-    files: dict[str, bytes] = {assignment.submit_file: stub.encode()}
+HINTS = re.compile(r"\n?<!-- BEGIN HINTS -->.*?<!-- END HINTS -->\n?", re.DOTALL)
+STUDENT_REQUIREMENTS = "requirements-student.txt"
+
+
+def handout_text(assignment: Assignment, hints: bool = False) -> str:
+    """The student's README.md: the handout, with its optional code-level hints kept or cut.
+
+    The hints section sits between ``<!-- BEGIN HINTS -->`` and ``<!-- END HINTS -->``;
+    the course file's ``hints = true`` ships it (the instructor's choice, per assignment).
+    """
     handout = assignment.root / "handout.md"
     if not handout.is_file():
         raise ConfigError(f"{assignment.name}: the handout {handout} is missing")
-    files["README.md"] = handout.read_bytes()
+    text = handout.read_text()
+    if hints:
+        text = text.replace("<!-- BEGIN HINTS -->\n", "").replace("<!-- END HINTS -->\n", "")
+    else:
+        text = HINTS.sub("\n", text)
+    from .handout_numbers import fill_numbers
+
+    return fill_numbers(assignment, text)
+
+
+def ship_reference(stub: str, solution: str, names: set[str] | frozenset[str]) -> str:
+    """The stub with the reference code of the top-level functions/classes ``names`` put back.
+
+    Used only for an instructor's dated choice in course.toml (``[[assignment.ships]]``):
+    e.g. a later release may contain an earlier assignment's function once its deadline passed.
+    """
+    if not names:
+        return stub
+    solution_tree, stub_tree = ast.parse(solution), ast.parse(stub)
+    solution_lines, stub_lines = solution.splitlines(), stub.splitlines()
+    found = {n.name: n for n in solution_tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    missing = set(names) - set(found)
+    if missing:
+        raise ConfigError(f"course.toml ships {', '.join(sorted(missing))}, which the reference does not define")
+    targets = [n for n in stub_tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name in names]
+    for node in sorted(targets, key=lambda n: -n.lineno):
+        ref = found[node.name]
+        first = min([ref.lineno, *(d.lineno for d in ref.decorator_list)])
+        code = [line for line in solution_lines[first - 1 : ref.end_lineno] if not MARKER_LINE.match(line)]
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        stub_lines[start - 1 : node.end_lineno] = code
+    return "\n".join(stub_lines) + "\n"
+
+
+MARKER_LINE = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
+
+
+def student_files(assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False) -> dict[str, bytes]:
+    """Every file of the student's folder, by relative path (the stub generated here).
+
+    ``shipped``: top-level names whose reference code the course chose to ship (dated, in
+    course.toml); ``hints``: keep the handout's optional code-level hints.
+    """
+    if not assignment.solution.is_file():
+        raise ConfigError(f"{assignment.name}: the reference solution {assignment.solution} is missing")
+    solution = assignment.solution.read_text()
+    try:
+        stub = make_stub(solution, str(assignment.solution))
+    except MarkerError as exc:
+        raise ConfigError(str(exc)) from None
+    stub = ship_reference(stub, solution, shipped)
+    files: dict[str, bytes] = {assignment.submit_file: stub.encode()}
+    files["README.md"] = handout_text(assignment, hints).encode()
+    files["requirements.txt"] = (KIT_ROOT / STUDENT_REQUIREMENTS).read_bytes()
     conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
     files["conftest.py"] = conftest.encode()
     files["pytest.ini"] = (TEMPLATES / "student_pytest.ini").read_bytes()
@@ -69,8 +126,10 @@ def student_files(assignment: Assignment) -> dict[str, bytes]:
 
 def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) -> Path:
     """Regenerate student_template/<a>/ from the sources (it is committed, never hand-edited)."""
+    from .course import load_course
+
     target = kit_root / "student_template" / assignment.name
-    files = student_files(assignment)
+    files = student_files(assignment, hints=load_course(kit_root).entry(assignment.name).hints)
     # Only what changed is rewritten (atomically) and only what is gone is removed, so that a
     # regeneration that changes nothing touches nothing (tests may be reading the folder).
     for rel, data in files.items():
@@ -172,8 +231,8 @@ def otter_autograder_zip(assignment: Assignment, files: dict[str, bytes]) -> byt
             return make_zip({info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()})
 
 
-def build_zips(assignment: Assignment) -> dict[str, bytes]:
-    student = student_files(assignment)
+def build_zips(assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False) -> dict[str, bytes]:
+    student = student_files(assignment, shipped, hints)
     return {
         "student.zip": make_zip(student, prefix=f"{assignment.name}/"),
         "autograder.zip": make_zip(autograder_files(assignment)),
@@ -181,26 +240,55 @@ def build_zips(assignment: Assignment) -> dict[str, bytes]:
     }
 
 
-def main(names: list[str], check: bool = True, out: Path = Path("dist")) -> int:
+def student_files_from_zip(data: bytes) -> dict[str, bytes]:
+    """The files of a student.zip, without its top folder."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {info.filename.split("/", 1)[1]: zf.read(info) for info in zf.infolist() if not info.is_dir()}
+
+
+def main(names: list[str], check: bool = True, out: Path = Path("dist"), as_of: dt.date | None = None) -> int:
     """``python -m autograder release``: regenerate, build, self-check, then write dist/.
 
-    Assignments are self-checked two at a time (each grades with two processes): the
-    serial parts of one (unzipping, the public tests, the simulated Gradescope run)
-    overlap with the gradings of the other.
+    Assignments are built in the course's order (``course.toml``), each with what the course
+    ships on ``as_of`` (default today). Before anything is written, every student.zip is checked
+    to hold no code that answers another assignment (:mod:`.course`); one finding refuses the
+    whole release. Assignments are then self-checked two at a time (each grades with two
+    processes): the serial parts of one (unzipping, the public tests, the simulated Gradescope
+    run) overlap with the gradings of the other.
     """
+    from .course import course_findings, load_course
+
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
         return 2
+    as_of = as_of or dt.date.today()
+    course = load_course()
+    names = sorted(names, key=lambda n: course.order.index(n) if n in course.order else len(course.order))
     failures = 0
     built: list[tuple[Assignment, dict[str, bytes]]] = []
     for name in names:
         try:
             assignment = load_assignment(name)
+            entry = course.entry(name)
+            shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
             write_student_template(assignment)
-            built.append((assignment, build_zips(assignment)))
+            built.append((assignment, build_zips(assignment, shipped, entry.hints)))
+            if shipped:
+                print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")
         except ConfigError as exc:
             print(f"[{name}] cannot build: {exc}", file=sys.stderr)
             failures += 1
+    findings = course_findings({a.name: student_files_from_zip(zips["student.zip"]) for a, zips in built}, course, as_of)
+    for finding in findings:
+        print(f"answer leak: {finding}", file=sys.stderr)
+    if findings:
+        print(
+            "release refused: a student.zip holds code that answers another assignment. Remove it, make it the "
+            "student's own work, or ship it as a dated choice in course.toml ([[assignment.ships]]).",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
     tables: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
         # the longest first (the training suites), so the two lanes finish together
@@ -212,6 +300,9 @@ def main(names: list[str], check: bool = True, out: Path = Path("dist")) -> int:
                 failures += 1
             elif table:
                 tables[name] = table
+    if built and not failures:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "course.md").write_text(course.schedule() + f"\nBuilt on {as_of}.\n")
     if not failures and set(tables) == set(list_assignments()):  # a partial release leaves the README's table alone
         write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
     return 1 if failures else 0

@@ -8,18 +8,23 @@ the rule predicts every next token except the first with near certainty; a
 model that knows nothing pays the uniform baseline ``log 8 ≈ 2.079`` nats per
 token.
 
-Provided (not a TODO; use them as they are): ``sinusoidal_positions``,
-``MultiHeadAttention`` and ``counting_data``. They work, so a bug in an earlier
-assignment cannot cost you points here.
+Provided (not a TODO; use them as they are): ``MultiHeadAttention`` (PyTorch's
+``nn.MultiheadAttention`` with the course's call and mask convention) and
+``counting_data``.
+
+Brought from your ``multihead`` assignment: ``sinusoidal_positions``. Paste your
+own function (the one that passed the multihead tests) in place of its TODO; the
+grader checks the whole model against the reference, so a wrong table costs points
+in ``TinyCausalLM``'s tests. (Your instructor may ship it ready-made once the
+multihead deadline has passed.)
 
 Your part: ``TransformerBlock``, ``TinyCausalLM``, ``lm_loss``, ``train`` and
 ``generate`` (search for ``TODO``). Mask convention throughout: a boolean entry
 ``True`` means *blocked* (that query may not look at that key), as in
 ``nn.MultiheadAttention`` and ``nn.TransformerEncoderLayer``.
 
-Do not use ``nn.TransformerEncoderLayer``, ``nn.TransformerEncoder`` or
-``nn.MultiheadAttention`` in your code: the grader detects them when your
-code runs. The grader compares your block with ``nn.TransformerEncoderLayer``,
+Do not use ``nn.TransformerEncoderLayer`` or ``nn.TransformerEncoder`` in
+your code: the grader detects them when your code runs. The grader compares your block with ``nn.TransformerEncoderLayer``,
 so you may of course use it in your own experiments.
 """
 
@@ -31,7 +36,7 @@ from torch import nn
 from torch.nn import functional as F
 
 # ---------------------------------------------------------------------------
-# Provided code: positional encodings, multi-head attention, the counting data
+# From your multihead assignment: positional encodings
 # ---------------------------------------------------------------------------
 
 
@@ -39,8 +44,10 @@ def sinusoidal_positions(n_positions: int, d_model: int) -> torch.Tensor:
     """Float32 (n_positions, d_model) table of the original sinusoidal encodings.
 
     ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))`` and
-    ``PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))``. Provided.
+    ``PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))``; ``ValueError`` for an odd
+    ``d_model``. The same contract as in the multihead assignment: paste your own.
     """
+    # BEGIN SOLUTION
     if d_model % 2:
         raise ValueError(f"sinusoidal positions need an even d_model, got {d_model}")
     pos = torch.arange(n_positions, dtype=torch.float64)[:, None]               # (P, 1)
@@ -49,49 +56,34 @@ def sinusoidal_positions(n_positions: int, d_model: int) -> torch.Tensor:
     table[:, 0::2] = torch.sin(pos * freq)                                     # (P, d/2) even features
     table[:, 1::2] = torch.cos(pos * freq)                                     # (P, d/2) odd features
     return table.float()                                                       # (P, d)
+    # END SOLUTION
 
 
-class MultiHeadAttention(nn.Module):
-    """Multi-head self/cross-attention with ``nn.MultiheadAttention``'s parameter names. Provided.
+# ---------------------------------------------------------------------------
+# Provided code: multi-head attention, the counting data
+# ---------------------------------------------------------------------------
 
-    Parameters: ``in_proj_weight`` (3d, d) stacking W_Q, W_K, W_V; ``in_proj_bias`` (3d,);
-    ``out_proj`` (``nn.Linear(d, d)``), so ``load_state_dict`` from a torch module works.
+
+class MultiHeadAttention(nn.MultiheadAttention):
+    """Multi-head attention: PyTorch's ``nn.MultiheadAttention`` called the course's way. Provided.
+
+    Parameters are torch's own: ``in_proj_weight`` (3d, d) stacking W_Q, W_K, W_V,
+    ``in_proj_bias`` (3d,) and ``out_proj`` (``nn.Linear(d, d)``).
     ``forward(query, key, value, mask=None)``: query (B, n_q, d), key/value (B, n_k, d);
     mask None or bool (n_q, n_k), True = blocked. Returns ``(out (B, n_q, d),
-    weights (B, h, n_q, n_k))``. A query whose keys are all blocked gets zero
-    weights (its output row is ``out_proj.bias``) instead of NaN.
+    weights (B, h, n_q, n_k))``, the weights of every head. A causal mask always
+    leaves each query its own position; a query with *every* key blocked is
+    outside this class's contract (torch returns NaN there). Your multihead
+    ``MultiHeadAttention`` computes the same thing and may replace this class.
     """
 
     def __init__(self, d_model: int, n_heads: int):
-        super().__init__()
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
-        self.d_model, self.n_heads = d_model, n_heads
-        self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))
-        self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model))
-        self.out_proj = nn.Linear(d_model, d_model)
-        nn.init.xavier_uniform_(self.in_proj_weight)                            # the initialisation torch uses
-        nn.init.zeros_(self.out_proj.bias)
+        super().__init__(d_model, n_heads, batch_first=True)
 
     def forward(self, query, key, value, mask=None):
-        B, n_q, d = query.shape
-        n_k, h = key.shape[1], self.n_heads
-        w_q, w_k, w_v = self.in_proj_weight.chunk(3)                            # 3 x (d, d)
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3)                              # 3 x (d,)
-        q = F.linear(query, w_q, b_q).view(B, n_q, h, d // h).transpose(1, 2)   # (B, h, n_q, d_h)
-        k = F.linear(key, w_k, b_k).view(B, n_k, h, d // h).transpose(1, 2)     # (B, h, n_k, d_h)
-        v = F.linear(value, w_v, b_v).view(B, n_k, h, d // h).transpose(1, 2)   # (B, h, n_k, d_h)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(d // h)                    # (B, h, n_q, n_k)
-        if mask is not None:
-            scores = scores.masked_fill(mask, float("-inf"))                    # blocked keys: -inf
-        top = scores.amax(dim=-1, keepdim=True)                                 # (B, h, n_q, 1)
-        top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))      # all-blocked row: shift by 0
-        e = torch.exp(scores - top)                                             # (B, h, n_q, n_k), 0 where blocked
-        total = e.sum(dim=-1, keepdim=True)                                     # (B, h, n_q, 1)
-        weights = e / torch.where(total > 0, total, torch.ones_like(total))     # (B, h, n_q, n_k)
-        heads = weights @ v                                                     # (B, h, n_q, d_h)
-        merged = heads.transpose(1, 2).reshape(B, n_q, d)                       # (B, n_q, d)
-        return self.out_proj(merged), weights                                   # (B, n_q, d), (B, h, n_q, n_k)
+        return super().forward(query, key, value, attn_mask=mask, need_weights=True, average_attn_weights=False)
 
 
 def counting_data(n: int, generator: torch.Generator = None, vocab_size: int = 8, length: int = 12) -> torch.Tensor:
