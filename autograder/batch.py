@@ -5,7 +5,14 @@ plus one ``submission_<id>/`` folder each) or a plain folder of files, zips or
 folders (one per student, named by the student). Each submission is graded by
 the normal isolated grader in its own process, several at once; results
 already on disk are kept unless ``--force`` (so an interrupted run resumes).
-Writes ``results/<id>.json``, ``gradebook.csv`` and ``report.html``.
+Writes ``results/<id>.json``, the dashboard ``report.html`` (report.py), and
+the gradebooks: ``gradebook.csv`` (one row per student, a group submission
+expanded to its members, points per function and the total),
+``gradebook_tests.csv`` (points per test), ``gradebook_legend.csv`` (what each
+short column holds) and ``canvas.csv`` (Canvas's grade-import layout), all
+UTF-8 with a BOM (Excel reads them right) and every number with two decimals.
+``--compare <earlier out>`` adds ``regrade_diff.csv``: every submission whose
+score changed, by how much and in which tests.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,6 +29,7 @@ import threading
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .config import KIT_ROOT, Assignment, load_assignment
@@ -35,6 +44,8 @@ class Submission:
     email: str = ""
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
+    submitters: list[dict] = field(default_factory=list)  # [{"name", "sid", "email"}], several for a group
+    late: bool | None = None  # None: no due date given, or no submission time
 
 
 class BatchError(Exception):
@@ -79,6 +90,7 @@ def find_submissions(folder: Path) -> list[Submission]:
                     student_id=";".join(_field(s, "sid") for s in submitters if _field(s, "sid")),
                     email=";".join(_field(s, "email") for s in submitters if _field(s, "email")),
                     created_at=_field(info, "created_at"),
+                    submitters=[{k: _field(p, k) for k in ("name", "sid", "email")} for p in submitters if isinstance(p, dict)],
                     notes=[] if (folder / str(key)).exists() else ["listed in submission_metadata.yml but its folder is missing"],
                 )
             )
@@ -128,21 +140,48 @@ def _reserve_slots(n: int) -> int:
     return first
 
 
+# Progress comes from structured events the grading child prints on its stdout (one JSON
+# object per line, after this prefix), never from its human output: pytest's dots and
+# tracebacks share that stream.
+EVENT_PREFIX = "@@autograder-event "
+
+
+def progress_event(upload: str, score: float) -> str:
+    """The line ``grade-many`` prints when a submission's results are written."""
+    return EVENT_PREFIX + json.dumps({"event": "graded", "upload": str(upload), "score": score})
+
+
+def parse_event(line: str) -> dict | None:
+    """The event on ``line``, or None (anything else the child printed is ignored)."""
+    at = line.find(EVENT_PREFIX)
+    if at < 0:
+        return None
+    try:
+        event = json.loads(line[at + len(EVENT_PREFIX) :])
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and event.get("event") == "graded" and "upload" in event else None
+
+
 def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0, on_done=None) -> None:
     """Grade (upload, results[, {"only": test keys}]) jobs with ``processes`` grader processes (``grade-many``) at once.
 
     Each grader process has its own worker user slot (``KIT_WORKER_SLOT``), so
     students graded at the same time cannot signal each other's workers.
+    ``on_done(event)`` is called once per job graded (``{"upload", "score"}``).
     """
     processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
     chunks = [jobs[i::processes] for i in range(processes)]
     first = _reserve_slots(processes)
+    reported: set[str] = set()
+    lock = threading.Lock()
 
     def run(index: int, chunk: list[tuple]) -> None:
         slot = first + index
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
         env = dict(os.environ, KIT_WORKER_SLOT=str(slot))
+        expected = {str(u) for u, *_ in chunk}
         proc = subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
             cwd=KIT_ROOT,
@@ -150,10 +189,17 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            errors="replace",
         )
         for line in proc.stdout:
-            if on_done and ": " in line and not line.startswith((".", "F")):
-                on_done(line.rsplit(": ", 1)[0])
+            event = parse_event(line)
+            if event is None or event["upload"] not in expected:
+                continue
+            with lock:  # each job counts once, whatever is printed twice
+                fresh = event["upload"] not in reported
+                reported.add(event["upload"])
+            if fresh and on_done:
+                on_done(event)
         proc.wait()
         os.unlink(f.name)
 
@@ -162,35 +208,222 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
             future.result()
 
 
-def write_gradebook(path: Path, subs: list[Submission], documents: dict[str, dict]) -> None:
-    tests: list[str] = []
-    for doc in documents.values():
-        for t in doc.get("tests", []):
-            if t["name"] not in tests:
-                tests.append(t["name"])
-    with open(path, "w", newline="") as f:
+# -- gradebooks --------------------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    """The one number format of every gradebook: two decimals, a point, no thousands separator."""
+    return f"{float(value):.2f}"
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+    """UTF-8 with a BOM (so Excel shows accented names right), CRLF line ends as RFC 4180 says."""
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
-        writer.writerow(["submission", "name", "student_id", "email", "total", *tests, "notes"])
-        for s in subs:
-            doc = documents.get(s.sid, {})
-            by_name = {t["name"]: t["score"] for t in doc.get("tests", [])}
-            writer.writerow(
-                [
-                    s.sid,
-                    s.name,
-                    s.student_id,
-                    s.email,
-                    doc.get("score", ""),
-                    *[by_name.get(t, "") for t in tests],
-                    "; ".join(s.notes),
-                ]
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def short_column(function: str, taken: set[str]) -> str:
+    """A short ASCII column name for a function's points: ``softmax``, ``sdpa``, ``softmax_sdpa``.
+
+    Identifiers longer than 20 characters become their initials (scaled_dot_product_attention
+    -> sdpa, a CamelCase name -> its capitals); the legend file gives the full name.
+    """
+    parts = []
+    for ident in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", function):
+        if ident.lower() in ("and", "or", "with"):
+            continue
+        if len(ident) > 20:
+            words = [w for w in ident.split("_") if w] if "_" in ident else re.findall(r"[A-Z][a-z0-9]*", ident)
+            ident = "".join(w[0] for w in words).lower() if len(words) > 1 else ident[:20]
+        parts.append(ident)
+    name = "_".join(parts)[:40] or "other"
+    base, n = name, 2
+    while name in taken or name in ("total", "late", "flags", "notes", "name", "email", "student_id", "submission"):
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _parse_time(text: str) -> datetime | None:
+    """Gradescope's ``2026-11-01 10:00:00.000000000 -08:00`` (nanoseconds) or ISO 8601."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    text = re.sub(r"(\.\d{6})\d+", r"\1", text)  # Python reads at most microseconds
+    text = re.sub(r"\s+([+-]\d\d:?\d\d)$", r"\1", text).replace("Z", "+00:00")
+    try:
+        moment = datetime.fromisoformat(text.replace(" ", "T", 1))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass
+class GradebookEntry:
+    """One student's row: the submission chosen for them and what else they submitted."""
+
+    key: str
+    person: dict
+    sub: Submission
+    others: list[Submission]
+
+
+def gradebook_entries(subs: list[Submission]) -> list[GradebookEntry]:
+    """One entry per student (a group submission gives one per member), sorted by name.
+
+    A student with several submissions gets the latest (by submission time, then by
+    submission id), as Gradescope's active submission is by default; the others are noted.
+    """
+    by_student: dict[str, list[tuple[dict, Submission]]] = {}
+    for s in subs:
+        for person in [p for p in s.submitters if any(p.values())] or [{}]:
+            key = person.get("sid") or person.get("email") or person.get("name") or s.sid
+            by_student.setdefault(key, []).append((person, s))
+
+    def recency(item: tuple[dict, Submission]) -> tuple:
+        moment = _parse_time(item[1].created_at)
+        digits = re.sub(r"\D", "", item[1].sid)
+        return (moment is not None, moment or datetime.min.replace(tzinfo=timezone.utc), int(digits or 0), item[1].sid)
+
+    entries = []
+    for key, items in by_student.items():
+        items.sort(key=recency)
+        person, chosen = items[-1]
+        entries.append(GradebookEntry(key, person, chosen, [s for _, s in items[:-1]]))
+    entries.sort(key=lambda e: ((e.person.get("name") or e.sub.name or e.key).casefold(), e.key))
+    return entries
+
+
+def write_gradebooks(
+    out: Path, assignment: Assignment, subs: list[Submission], documents: dict[str, dict], canvas_column: str = ""
+) -> list[Path]:
+    """Write gradebook.csv, gradebook_tests.csv, gradebook_legend.csv and canvas.csv into ``out``."""
+    from .report import cohort_tests, function_of, submission_flags
+
+    tests = cohort_tests(documents)
+    taken: set[str] = set()
+    functions: dict[str, str] = {}  # function -> column
+    for t in tests:
+        if t.function not in functions:
+            functions[t.function] = short_column(t.function, taken)
+    test_columns = {t.name: f"t{i:02d}" for i, t in enumerate(tests, start=1)}
+    entries = gradebook_entries(subs)
+
+    legend = [["total", _number(assignment.total_points), "", "the whole assignment"]]
+    for function, column in functions.items():
+        members = [t for t in tests if t.function == function]
+        legend.append([column, _number(sum(t.max_score for t in members)), "", f"{function}: all its tests"])
+    legend += [[test_columns[t.name], _number(t.max_score), t.key, t.name] for t in tests]
+    _write_csv(out / "gradebook_legend.csv", ["column", "max_points", "test_key", "full_name"], legend)
+
+    header = ["student_id", "name", "email", "submission", "submitted_at", "late", "total", *functions.values(), "flags", "notes"]
+    rows, test_rows, canvas_rows = [], [], []
+    for e in entries:
+        doc = documents.get(e.sub.sid, {})
+        per_function = dict.fromkeys(functions, 0.0)
+        per_test = {}
+        for t in doc.get("tests") or []:
+            per_function[function_of(t["name"])] = per_function.get(function_of(t["name"]), 0.0) + float(t["score"])
+            per_test[t["name"]] = float(t["score"])
+        total = float(doc.get("score", 0) or 0)
+        flags = [f for f, _ in submission_flags(doc)] if doc else ["grader-error"]
+        notes = list(e.sub.notes)
+        if e.others:
+            notes.append(
+                "latest of several submissions; also "
+                + ", ".join(f"{o.sid} ({_number(documents.get(o.sid, {}).get('score', 0) or 0)})" for o in e.others)
             )
+        late = "" if e.sub.late is None else ("yes" if e.sub.late else "no")
+        student_id, name, email = e.person.get("sid", ""), e.person.get("name", ""), e.person.get("email", "")
+        rows.append(
+            [
+                student_id,
+                name,
+                email,
+                e.sub.sid,
+                e.sub.created_at,
+                late,
+                _number(total),
+                *[_number(per_function[f]) for f in functions],
+                " ".join(flags),
+                "; ".join(n.replace("\n", " ") for n in notes),
+            ]
+        )
+        test_rows.append(
+            [student_id, name, email, e.sub.sid, _number(total), *[_number(per_test.get(t.name, 0.0)) for t in tests]]
+        )
+        canvas_rows.append([name, "", student_id, email, "", _number(total)])
+    _write_csv(out / "gradebook.csv", header, rows)
+    _write_csv(
+        out / "gradebook_tests.csv",
+        ["student_id", "name", "email", "submission", "total", *test_columns.values()],
+        test_rows,
+    )
+    # Canvas's gradebook import matches a row by ID (Canvas's own user id, which Gradescope's
+    # export does not hold), else SIS User ID, else SIS Login ID; a column it does not know
+    # becomes a new assignment. See the README for what this relies on.
+    _write_csv(
+        out / "canvas.csv",
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", canvas_column or assignment.title],
+        canvas_rows,
+    )
+    return [out / n for n in ("gradebook.csv", "gradebook_tests.csv", "gradebook_legend.csv", "canvas.csv")]
+
+
+def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> None:
+    """regrade_diff.csv: one row per submission whose score changed, the tests that changed in one cell."""
+    by_sid = {s.sid: s for s in subs}
+    rows = []
+    for d in diff:
+        s = by_sid.get(d["sid"])
+
+        def points(value: float | None) -> str:
+            return "" if value is None else _number(value)
+
+        tests = "; ".join(f"{name}: {points(a) or '-'} -> {points(b) or '-'}" for name, a, b in d["tests"])
+        rows.append(
+            [
+                d["sid"],
+                s.student_id if s else "",
+                s.name if s else "",
+                points(d["old"]),
+                points(d["new"]),
+                f"{d['change']:+.2f}",
+                len(d["tests"]),
+                tests,
+            ]
+        )
+    _write_csv(path, ["submission", "student_id", "name", "old_total", "new_total", "change", "tests_changed", "tests"], rows)
+
+
+def read_results_folder(out: Path) -> dict[str, dict]:
+    """The results documents of an earlier ``grade-all --out`` folder (or its results/ folder)."""
+    folder = out / "results" if (out / "results").is_dir() else out
+    if not folder.is_dir():
+        raise BatchError(f"{out} holds no results/ folder: pass the --out folder of an earlier grade-all run.")
+    documents = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            documents[path.stem] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+    if not documents:
+        raise BatchError(f"{folder} holds no results files to compare with.")
+    return documents
 
 
 def main(args: argparse.Namespace) -> int:
     assignment = load_assignment(args.assignment)
     out = Path(args.out)
+    compare = getattr(args, "compare", None)
+    due = None
     try:
+        if getattr(args, "due", None):
+            due = _parse_time(args.due)
+            if due is None:
+                raise BatchError(f"--due {args.due!r} is not a date and time (e.g. 2026-11-01T23:59-08:00).")
         subs = find_submissions(Path(args.folder))
         if not subs:
             raise BatchError(f"{args.folder} holds no submissions (it is empty).")
@@ -199,9 +432,14 @@ def main(args: argparse.Namespace) -> int:
                 f"none of the {len(subs)} submissions contains {assignment.submit_file} (or a .py or .zip file): "
                 f"is {args.folder} the export of another assignment?"
             )
+        # Read before grading: `--force --compare <the same --out>` compares with what was there.
+        earlier = read_results_folder(Path(compare)) if compare else None
     except BatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for s in subs:
+        submitted = _parse_time(s.created_at)
+        s.late = (submitted > due) if (due is not None and submitted is not None) else None
     for warning in check_duplicates(subs):
         print(f"warning: {warning}", file=sys.stderr)
     (out / "results").mkdir(parents=True, exist_ok=True)
@@ -217,18 +455,20 @@ def main(args: argparse.Namespace) -> int:
     if skipped:
         print(f"{skipped} submission(s) already graded (kept; --force regrades them)")
     jobs = args.jobs or os.cpu_count() or 2
-    try:
-        from tqdm import tqdm
+    progress = None
+    if todo:
+        try:
+            from tqdm import tqdm
 
-        progress = tqdm(total=len(todo), unit="submission", desc=f"grading {assignment.name}")
-    except ImportError:  # pragma: no cover - tqdm is in requirements-dev
-        progress = None
-    parallel_grade(
-        assignment,
-        [(s.path, out / "results" / f"{s.sid}.json") for s in todo],
-        jobs,
-        on_done=(lambda _upload: progress.update(1)) if progress else None,
-    )
+            progress = tqdm(total=len(todo), unit="submission", desc=f"grading {assignment.name}")
+        except ImportError:  # pragma: no cover - tqdm is in requirements-dev
+            progress = None
+        parallel_grade(
+            assignment,
+            [(s.path, out / "results" / f"{s.sid}.json") for s in todo],
+            jobs,
+            on_done=(lambda _event: progress.update(1)) if progress else None,
+        )
     if progress:
         progress.close()
     for s in todo:
@@ -238,12 +478,22 @@ def main(args: argparse.Namespace) -> int:
         else:  # the grader process itself died: say so rather than guess a score
             print(f"error: no results for {s.sid}; regrade it with `grade`", file=sys.stderr)
             documents[s.sid] = {"score": 0, "tests": [], "output": "not graded (grader error)"}
-    write_gradebook(out / "gradebook.csv", subs, documents)
+    written = write_gradebooks(out, assignment, subs, documents, getattr(args, "canvas_column", "") or "")
+    diff = None
+    if earlier is not None:
+        from .report import regrade_diff
+
+        diff = regrade_diff(earlier, documents)
+        write_regrade_diff(out / "regrade_diff.csv", subs, diff)
+        written.append(out / "regrade_diff.csv")
+        up = sum(d["change"] > 0 for d in diff)
+        print(f"regrade diff against {compare}: {len(diff)} submission(s) changed ({up} up, {len(diff) - up} down)")
     from .report import write_report
 
-    write_report(out / "report.html", assignment, subs, documents)
+    write_report(out / "report.html", assignment, subs, documents, diff, str(compare or ""))
     scores = [float(d.get("score", 0)) for d in documents.values()]
     print(
-        f"graded {len(subs)} submissions; mean {sum(scores) / len(scores):.1f}; wrote {out}/gradebook.csv and {out}/report.html"
+        f"graded {len(subs)} submissions; mean {sum(scores) / len(scores):.1f}; wrote {out}/report.html, "
+        + ", ".join(p.name for p in written)
     )
     return 0

@@ -83,15 +83,29 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade-all", help="grade a folder of submissions (Gradescope export or plain)")
     p.add_argument("assignment")
     p.add_argument("folder")
-    p.add_argument("--out", required=True, help="folder for results, gradebook.csv and report.html")
+    p.add_argument("--out", required=True, help="folder for results/, report.html and the gradebooks")
     p.add_argument("--force", action="store_true", help="regrade submissions already graded")
     p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: the machine's cores)")
+    p.add_argument(
+        "--compare",
+        metavar="EARLIER_OUT",
+        help="an earlier --out folder: write regrade_diff.csv (every score that changed, and which tests) "
+        "and show it in report.html; may be --out itself with --force",
+    )
+    p.add_argument("--due", help="due date and time (e.g. 2026-11-01T23:59-08:00): flags later submissions as late")
+    p.add_argument(
+        "--canvas-column",
+        default="",
+        help='the assignment column of canvas.csv, e.g. "Attention (12345)" to update an existing Canvas assignment '
+        "(default: the assignment's title, which Canvas imports as a new assignment)",
+    )
     p.set_defaults(func=_cmd_grade_all)
 
     p = sub.add_parser("release", help="build and self-check dist/<assignment>/ zips")
     p.add_argument("assignments", nargs="*")
     p.add_argument("--out", default="dist")
     p.add_argument("--no-check", action="store_true", help="skip the self-check (not for real releases)")
+    p.add_argument("--as-of", help="release date YYYY-MM-DD for course.toml's dated choices (default today)")
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("stubs", help="regenerate student_template/ from solutions/")
@@ -105,7 +119,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
     p.add_argument("assignment")
     p.add_argument("jobs_file")
-    p.add_argument("--as-of", help="release date YYYY-MM-DD for course.toml's dated choices (default today)")
     p.set_defaults(func=_cmd_grade_many)
 
     p = sub.add_parser("seeds", help="run the suites on the reference under many seeds (flake check)")

@@ -182,6 +182,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     Saves the grader's and the worker's start-up (importing torch) for every
     submission after the first; each submission still gets a fresh worker.
     """
+    from .batch import progress_event  # the line grade-all counts: a structured event, never the human text
     from .sandbox import Zygote
 
     zygote = Zygote(list(assignment.banned))
@@ -189,7 +190,8 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
         for upload, results, *options in jobs:
             only = options[0].get("only") if options else None  # the self-check's per-mistake selection
             grade = grade_submission(assignment, upload, results, zygote=zygote, only=only)
-            print(f"{upload}: {grade.score:g}", flush=True)
+            print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
+            print("\n" + progress_event(str(upload), grade.score), flush=True)
         print(f"[grader] {zygote.forks} of {len(jobs)} workers forked from the template", file=sys.stderr, flush=True)
     finally:
         zygote.close()

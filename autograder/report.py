@@ -1,85 +1,621 @@
-"""The cohort report: one self-contained HTML page with plots (no server, no assets)."""
+"""The instructor's dashboard: one self-contained ``report.html`` (no server, no assets, no network).
+
+What an instructor looks for after grading a class, in that order: who needs
+follow-up (ungradable uploads with the reason, crashes, timeouts, scores of 0,
+suspected attacks), the score distribution, which functions the class got
+wrong (tests folded under each function), which catalogued mistakes were made
+(by their human title, counting students), and every student in a table that
+sorts and filters. A regrade diff is shown first when ``grade-all --compare``
+was used. Everything here reads results documents only: nothing is re-run.
+"""
 
 from __future__ import annotations
 
-import base64
+import ast
 import html
-import io
+import json
+import re
 from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from statistics import median
 
 from .config import Assignment
 
+# -- reading the results documents ----------------------------------------------------------
 
-def _png(fig) -> str:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-    return base64.b64encode(buffer.getvalue()).decode()
+# Flags, most serious first. The first five (and a score of 0) put a student on the
+# "needs attention" list; late and duplicate are facts for the table.
+FLAG_LABELS = {
+    "grader-error": "grader error",
+    "attack": "suspected attack",
+    "ungradable": "ungradable upload",
+    "import-error": "does not import",
+    "crash": "crash",
+    "timeout": "timeout",
+    "banned-call": "banned call",
+    "zero": "score 0",
+    "late": "late",
+    "duplicate": "several submissions",
+}
+ATTENTION_FLAGS = ("grader-error", "attack", "ungradable", "import-error", "crash", "timeout", "banned-call", "zero")
+
+# What the grader writes when something other than a wrong answer happened (seam.py,
+# sandbox.py, grade.py, scoring.py). Matched on the grader's own text, never on what the
+# student's code printed (that part of a test's output is cut off before matching).
+SIGNALS: list[tuple[str, re.Pattern, str]] = [
+    ("timeout", re.compile(r"did not finish within the time limit|reached the time limit"), "ran out of time"),
+    (
+        "crash",
+        re.compile(r"process was killed|worker stopped answering|used more than \d+ MB|the process stopped"),
+        "the student's process crashed or hit the memory/process limit",
+    ),
+    ("attack", re.compile(r"exited with status"), "the code exited the grader's worker itself (sys.exit/os._exit)"),
+    ("attack", re.compile(r"not run \(skipped\)"), "tests were skipped from inside the student's code"),
+    (
+        "attack",
+        re.compile(r"channel violation|malformed (answer|message)|unrequested|forged|symbolic link|\blinks?\b.*ignored", re.I),
+        "the grader reported a protocol or upload violation",
+    ),
+    ("banned-call", re.compile(r"which this assignment does not allow"), "called a function the assignment bans"),
+]
+# Keys of a results document's extra_data (top level or per test) that name a security event.
+SUSPICIOUS_KEY = re.compile(r"violation|attack|forged|killed|security|suspicious|tamper", re.I)
+PRINTED_MARK = "\n\nYour code printed:\n"
 
 
-def cohort_statistics(documents: dict[str, dict]) -> dict:
-    """Scores, pass rate per test and how often each catalogued mistake was recognised."""
-    scores = [float(d.get("score", 0)) for d in documents.values()]
-    passed: Counter = Counter()
-    seen: Counter = Counter()
-    mistakes: Counter = Counter()
+def _grader_text(text: str) -> str:
+    """The grader's part of a test's output (the student's printed output cut off)."""
+    return (text or "").split(PRINTED_MARK, 1)[0]
+
+
+def submission_flags(document: dict) -> list[tuple[str, str]]:
+    """(flag, reason) pairs for one results document, most serious first, one per flag."""
+    found: dict[str, str] = {}
+    output = _grader_text(document.get("output", ""))
+    tests = document.get("tests") or []
+    extra = document.get("extra_data") or {}
+    if extra.get("config_errors"):
+        found["grader-error"] = "the grader's configuration has errors: " + "; ".join(map(str, extra["config_errors"]))[:300]
+    if output.startswith("Grading did not finish") or "grader hit an internal error" in output or "grader error" in output:
+        found["grader-error"] = output.splitlines()[0][:300]
+    elif not tests and output.startswith("Score 0:"):
+        found["ungradable"] = output[len("Score 0:") :].strip()[:400]
+    imported = re.search(r"\S+\.py could not be imported: [^\n]*", output)
+    if imported:
+        found["import-error"] = imported.group(0)[:300]
+    texts = [output] + [_grader_text(t.get("output", "")) for t in tests]
+    for flag, pattern, reason in SIGNALS:
+        if flag in found:
+            continue
+        for text in texts:
+            match = pattern.search(text)
+            if match:
+                found[flag] = f"{reason} ({_sentence_around(text, match)})"
+                break
+    for where in [extra] + [t.get("extra_data") or {} for t in tests]:
+        for key, value in where.items():
+            if SUSPICIOUS_KEY.search(str(key)) and value and "attack" not in found:
+                found["attack"] = f"results say {key}: {json.dumps(value)[:200]}"
+    if float(document.get("score", 0) or 0) == 0:
+        found["zero"] = "scored 0"
+    return sorted(found.items(), key=lambda item: list(FLAG_LABELS).index(item[0]))
+
+
+def _sentence_around(text: str, match: re.Match) -> str:
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end >= 0 else len(text)].strip()[:200]
+
+
+def function_of(test_name: str) -> str:
+    """The function or class a test grades: its display name up to the first colon."""
+    head = test_name.split(":", 1)[0].strip()
+    return head if head and ":" in test_name else "other"
+
+
+@lru_cache(maxsize=None)
+def _mistake_title_from(path: Path, mtime: float) -> str | None:
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text()))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return doc.strip().splitlines()[0].strip() if doc and doc.strip() else None
+
+
+def mistake_title(assignment: Assignment, mistake_id: str) -> str:
+    """A catalogued mistake's human title: the first docstring line of ``mistakes/<id>.py``."""
+    path = assignment.mistakes_dir / f"{mistake_id}.py"
+    if not path.is_file():
+        return mistake_id
+    return _mistake_title_from(path, path.stat().st_mtime) or mistake_id
+
+
+# -- the cohort, as the dashboard and the gradebook see it ----------------------------------
+
+
+@dataclass
+class TestInfo:
+    name: str  # display name, with the parametrized case: "softmax: rows sum to 1 [float32]"
+    key: str  # "hidden/test_softmax.py::test_rows"
+    function: str
+    max_score: float
+
+
+@dataclass
+class StudentRow:
+    sid: str  # submission id
+    name: str
+    student_id: str
+    email: str
+    created_at: str
+    late: bool | None
+    score: float
+    students: list[str]  # keys of the students behind this submission (a group has several)
+    lost: dict[str, float]  # function -> points lost
+    mistakes: list[str]  # catalogued mistake ids recognised in any test
+    flags: list[tuple[str, str]]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return "s-" + re.sub(r"[^A-Za-z0-9_-]", "-", self.sid)
+
+    @property
+    def label(self) -> str:
+        return self.name or self.student_id or self.sid
+
+    @property
+    def needs_attention(self) -> bool:
+        return any(flag in ATTENTION_FLAGS for flag, _ in self.flags)
+
+
+def student_keys(sub) -> list[str]:
+    """One key per student behind a submission: their id, else email, else name, else the submission id."""
+    keys = []
+    for person in getattr(sub, "submitters", None) or []:
+        key = person.get("sid") or person.get("email") or person.get("name")
+        if key:
+            keys.append(str(key))
+    return keys or [sub.sid]
+
+
+def cohort_tests(documents: dict[str, dict]) -> list[TestInfo]:
+    """Every test seen in any results document, in the order the grader ran them."""
+    tests: dict[str, TestInfo] = {}
     for doc in documents.values():
-        for t in doc.get("tests", []):
-            seen[t["name"]] += 1
-            passed[t["name"]] += t["status"] == "passed"
-        diagnosed = set()
-        for t in doc.get("tests", []):
-            diagnosed.update(t.get("extra_data", {}).get("mistakes", []))
-        mistakes.update(diagnosed)
-    rates = {name: passed[name] / seen[name] for name in seen}
-    return {"scores": scores, "pass_rate": rates, "mistakes": mistakes}
+        for t in doc.get("tests") or []:
+            if t["name"] not in tests:
+                key = (t.get("extra_data") or {}).get("test", "")
+                tests[t["name"]] = TestInfo(t["name"], key, function_of(t["name"]), float(t.get("max_score", 0)))
+    return list(tests.values())
 
 
-def write_report(path: Path, assignment: Assignment, subs: list, documents: dict[str, dict]) -> None:
-    import matplotlib
+def student_rows(subs: list, documents: dict[str, dict]) -> list[StudentRow]:
+    rows = []
+    for sub in subs:
+        doc = documents.get(sub.sid, {})
+        lost: dict[str, float] = {}
+        mistakes: list[str] = []
+        for t in doc.get("tests") or []:
+            missing = float(t.get("max_score", 0)) - float(t.get("score", 0))
+            if missing > 1e-9:
+                function = function_of(t["name"])
+                lost[function] = lost.get(function, 0.0) + missing
+            for m in (t.get("extra_data") or {}).get("mistakes") or []:
+                if m not in mistakes:
+                    mistakes.append(m)
+        flags = submission_flags(doc) if doc else [("grader-error", "no results file")]
+        late = getattr(sub, "late", None)
+        if late:
+            flags.append(("late", f"submitted {sub.created_at}"))
+        notes = list(getattr(sub, "notes", []))
+        if any("also has submission" in n for n in notes):
+            flags.append(("duplicate", "; ".join(n for n in notes if "also has submission" in n)))
+        rows.append(
+            StudentRow(
+                sid=sub.sid,
+                name=sub.name,
+                student_id=sub.student_id,
+                email=sub.email,
+                created_at=sub.created_at,
+                late=late,
+                score=float(doc.get("score", 0) or 0),
+                students=student_keys(sub),
+                lost=lost,
+                mistakes=mistakes,
+                flags=flags,
+                notes=notes,
+            )
+        )
+    return rows
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    stats = cohort_statistics(documents)
-    scores, rates, mistakes = stats["scores"], stats["pass_rate"], stats["mistakes"]
-    images = []
-    fig, ax = plt.subplots(figsize=(6, 3))
-    ax.hist(scores, bins=[i * 5 for i in range(21)], color="#4472c4")
-    ax.set(xlabel="score", ylabel="submissions", title=f"{assignment.name}: scores (n={len(scores)})")
-    images.append(_png(fig))
-    plt.close(fig)
-    if rates:
-        names = sorted(rates, key=lambda n: rates[n])
-        fig, ax = plt.subplots(figsize=(7, 0.22 * len(names) + 1))
-        ax.barh(range(len(names)), [rates[n] for n in names], color="#70ad47")
-        ax.set_yticks(range(len(names)), [n[:70] for n in names], fontsize=6)
-        ax.set(xlim=(0, 1), xlabel="fraction of submissions passing", title="pass rate per test")
-        images.append(_png(fig))
-        plt.close(fig)
-    if mistakes:
-        common = mistakes.most_common(15)
-        fig, ax = plt.subplots(figsize=(7, 0.3 * len(common) + 1))
-        ax.barh(range(len(common)), [c for _, c in common], color="#ed7d31")
-        ax.set_yticks(range(len(common)), [m[:70] for m, _ in common], fontsize=7)
-        ax.invert_yaxis()
-        ax.set(xlabel="submissions", title="catalogued mistakes recognised")
-        images.append(_png(fig))
-        plt.close(fig)
-    mean = sum(scores) / len(scores) if scores else 0
-    rows = (
-        "".join(f"<tr><td>{html.escape(m)}</td><td>{c}</td></tr>" for m, c in mistakes.most_common())
-        or "<tr><td colspan=2>no catalogued mistake recognised</td></tr>"
+def pass_rates(tests: list[TestInfo], documents: dict[str, dict], sids: list[str]) -> dict[str, float]:
+    """Fraction of submissions passing each test; an ungradable submission counts as failing all of them."""
+    passed: Counter = Counter()
+    for sid in sids:
+        for t in documents.get(sid, {}).get("tests") or []:
+            passed[t["name"]] += t.get("status") == "passed"
+    n = max(len(sids), 1)
+    return {t.name: passed[t.name] / n for t in tests}
+
+
+def regrade_diff(old: dict[str, dict], new: dict[str, dict], tolerance: float = 0.005) -> list[dict]:
+    """Every submission whose score changed between two gradings, with the tests that changed.
+
+    Returns dicts with ``sid``, ``old`` and ``new`` totals (None when absent from one side),
+    ``change`` and ``tests``: [(test name, old points or None, new points or None)].
+    """
+    changes = []
+    for sid in sorted(set(old) | set(new)):
+        before, after = old.get(sid), new.get(sid)
+        old_total = float(before.get("score", 0)) if before is not None else None
+        new_total = float(after.get("score", 0)) if after is not None else None
+        if old_total is not None and new_total is not None and abs(old_total - new_total) <= tolerance:
+            continue
+        old_tests = {t["name"]: float(t["score"]) for t in (before or {}).get("tests") or []}
+        new_tests = {t["name"]: float(t["score"]) for t in (after or {}).get("tests") or []}
+        tests = [
+            (name, old_tests.get(name), new_tests.get(name))
+            for name in list(old_tests) + [n for n in new_tests if n not in old_tests]
+            if old_tests.get(name) is None or new_tests.get(name) is None or abs(old_tests[name] - new_tests[name]) > tolerance
+        ]
+        change = (new_total or 0.0) - (old_total or 0.0)
+        changes.append({"sid": sid, "old": old_total, "new": new_total, "change": change, "tests": tests})
+    return changes
+
+
+# -- HTML --------------------------------------------------------------------------------------
+
+CSS = """
+:root{--ink:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--bad:#b42318;--warn:#9a6700;--good:#1a7f37;--bar:#4472c4}
+*{box-sizing:border-box}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);margin:0;background:#fff}
+main{max-width:1200px;margin:0 auto;padding:24px 32px 48px}
+h1{font-size:26px;margin:0 0 4px} h2{font-size:20px;margin:32px 0 8px;padding-bottom:4px;border-bottom:1px solid var(--line)}
+.muted{color:var(--muted)} .small{font-size:13px}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{border:1px solid var(--line);border-radius:8px;padding:10px 16px;min-width:130px;background:var(--bg)}
+.card b{display:block;font-size:24px}
+.card.alert{border-color:var(--bad)} .card.alert b{color:var(--bad)}
+table{border-collapse:collapse;width:100%} th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{background:var(--bg);font-weight:600;white-space:nowrap} td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+#students th{cursor:pointer;user-select:none} #students th[aria-sort=ascending]::after{content:" \\25B2"} #students th[aria-sort=descending]::after{content:" \\25BC"}
+.flag{display:inline-block;font-size:12px;border-radius:10px;padding:0 8px;margin:1px 2px 1px 0;border:1px solid;white-space:nowrap}
+.flag.grader-error,.flag.attack,.flag.ungradable,.flag.import-error,.flag.crash{color:var(--bad);border-color:var(--bad);background:#fff5f5}
+.flag.timeout,.flag.banned-call,.flag.zero{color:var(--warn);border-color:var(--warn);background:#fffbea}
+.flag.late,.flag.duplicate{color:var(--muted);border-color:var(--line)}
+.attention li{margin:4px 0} .attention .why{color:var(--muted)}
+.twocol{display:grid;grid-template-columns:minmax(0,560px) minmax(0,1fr);gap:24px;align-items:start}
+.bar{position:relative;height:14px;background:#eef1f4;border-radius:3px;min-width:120px}
+.bar span{position:absolute;left:0;top:0;bottom:0;background:var(--bar);border-radius:3px}
+.bar.rate span{background:var(--good)} .bar.mistake span{background:#ed7d31}
+details summary{cursor:pointer} details table{margin:4px 0 10px 18px;width:calc(100% - 18px)} details td{font-size:13px}
+.controls{display:flex;gap:12px;align-items:center;margin:8px 0;flex-wrap:wrap}
+.controls input{font:inherit;padding:4px 8px;width:320px} .controls select{font:inherit;padding:3px}
+.up{color:var(--good)} .down{color:var(--bad)}
+a{color:#0969da} tr:target{background:#fff8c5}
+@media (max-width:900px){.twocol{grid-template-columns:1fr}}
+@media print{
+  @page{margin:14mm}
+  body{font-size:11px} main{max-width:none;padding:0}
+  .controls,.noprint{display:none}
+  a{color:inherit;text-decoration:none}
+  tr,li,.card{break-inside:avoid} h2{break-after:avoid}
+  tr[hidden]{display:table-row}
+  .bar{border:1px solid #999;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+  .bar span{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+}
+"""
+
+SCRIPT = """
+(function(){
+  var table=document.getElementById('students'); if(!table) return;
+  var body=table.tBodies[0], text=document.getElementById('filter-text'), flag=document.getElementById('filter-flag');
+  function apply(){
+    var q=text.value.trim().toLowerCase(), f=flag.value, shown=0;
+    Array.prototype.forEach.call(body.rows,function(row){
+      var ok=(!q||row.textContent.toLowerCase().indexOf(q)>=0)&&(!f||(' '+row.dataset.flags+' ').indexOf(' '+f+' ')>=0);
+      row.hidden=!ok; if(ok) shown++;
+    });
+    document.getElementById('shown').textContent=shown;
+  }
+  function sortBy(index, descending){
+    var rows=Array.prototype.slice.call(body.rows);
+    rows.sort(function(a,b){
+      var x=a.cells[index].dataset.sort, y=b.cells[index].dataset.sort, nx=parseFloat(x), ny=parseFloat(y);
+      var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:String(x).localeCompare(String(y));
+      return descending?-c:c;
+    });
+    rows.forEach(function(r){body.appendChild(r);});
+    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+      if(i===index) th.setAttribute('aria-sort',descending?'descending':'ascending'); else th.removeAttribute('aria-sort');
+    });
+  }
+  table.tHead.addEventListener('click',function(e){
+    var th=e.target.closest('th'); if(!th) return;
+    sortBy(th.cellIndex, th.getAttribute('aria-sort')==='ascending');
+  });
+  text.addEventListener('input',apply); flag.addEventListener('change',apply);
+  // report.html#flag=timeout&q=ada&sort=score-desc opens the table filtered (links, and the kit's browser test)
+  var params=new URLSearchParams(location.hash.slice(1));
+  if(params.get('q')) text.value=params.get('q');
+  if(params.get('flag')) flag.value=params.get('flag');
+  if(params.get('sort')){
+    var parts=params.get('sort').split('-'), th=table.querySelector('th[data-key="'+parts[0]+'"]');
+    if(th) sortBy(th.cellIndex, parts[1]==='desc');
+  }
+  apply();
+  window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.open=true;});});
+  document.body.dataset.ready='yes';
+})();
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _flag_chips(flags: list[tuple[str, str]]) -> str:
+    return "".join(f'<span class="flag {f}" title="{_e(why)}">{_e(FLAG_LABELS[f])}</span>' for f, why in flags)
+
+
+def score_histogram_svg(scores: list[float], total: float = 100.0) -> str:
+    """An inline SVG histogram: ten bins of a tenth of the points, and full marks on its own."""
+    bins = [0] * 11
+    for s in scores:
+        bins[10 if s >= total - 1e-9 else min(int(s / total * 10), 9)] += 1
+    labels = [f"{i * 10}–{i * 10 + 9}" for i in range(10)] + ["100"]
+    width, height, left, bottom, top = 560, 230, 36, 40, 16
+    plot_w, plot_h = width - left - 8, height - bottom - top
+    peak = max(bins + [1])
+    step = plot_w / len(bins)
+    parts = [
+        f'<svg id="score-histogram" role="img" aria-label="score distribution" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg" font-size="11" font-family="system-ui,sans-serif">',
+        f'<line x1="{left}" y1="{top + plot_h}" x2="{width - 8}" y2="{top + plot_h}" stroke="#888"/>',
+    ]
+    for i, count in enumerate(bins):
+        h = plot_h * count / peak
+        x = left + i * step + 3
+        color = "#1a7f37" if i == 10 else ("#b42318" if i == 0 else "#4472c4")
+        parts.append(
+            f'<rect class="hbar" x="{x:.1f}" y="{top + plot_h - h:.1f}" width="{step - 6:.1f}" height="{h:.1f}" fill="{color}">'
+            f"<title>{labels[i]}: {count}</title></rect>"
+        )
+        if count:
+            parts.append(f'<text x="{x + (step - 6) / 2:.1f}" y="{top + plot_h - h - 3:.1f}" text-anchor="middle">{count}</text>')
+        parts.append(f'<text x="{x + (step - 6) / 2:.1f}" y="{top + plot_h + 14}" text-anchor="middle">{labels[i]}</text>')
+    parts.append(
+        f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" text-anchor="middle" fill="#59636e">score (points)</text>'
+        f'<text x="12" y="{top + plot_h / 2:.0f}" text-anchor="middle" fill="#59636e" transform="rotate(-90 12 {top + plot_h / 2:.0f})">submissions</text>'
+        "</svg>"
     )
-    hardest = "".join(
-        f"<tr><td>{html.escape(n)}</td><td>{rates[n]:.0%}</td></tr>" for n in sorted(rates, key=lambda n: rates[n])[:10]
+    return "".join(parts)
+
+
+def _link(row: StudentRow) -> str:
+    return f'<a href="#{row.anchor}">{_e(row.label)}</a>'
+
+
+def _bar(fraction: float, kind: str) -> str:
+    return f'<div class="bar {kind}"><span style="width:{max(0.0, min(fraction, 1.0)) * 100:.1f}%"></span></div>'
+
+
+def _section_attention(rows: list[StudentRow]) -> str:
+    needing = [r for r in rows if r.needs_attention]
+    severity = list(FLAG_LABELS)
+    needing.sort(key=lambda r: (min(severity.index(f) for f, _ in r.flags if f in ATTENTION_FLAGS), r.label.casefold()))
+    if not needing:
+        return '<section id="attention"><h2>Needs attention</h2><p>Nobody: every upload was graded without a crash, timeout or score of 0.</p></section>'
+    items = []
+    for r in needing:
+        reasons = "; ".join(f"<b>{_e(FLAG_LABELS[f])}</b>: {_e(why)}" for f, why in r.flags if f in ATTENTION_FLAGS)
+        who = f"{_e(r.label)}" + (f" ({_e(r.student_id)})" if r.student_id and r.student_id != r.label else "")
+        items.append(
+            f'<li data-sid="{_e(r.sid)}"><a href="#{r.anchor}">{who}</a>, {_points(r.score)} points '
+            f'<span class="muted small">[{_e(r.sid)}]</span><br><span class="why">{reasons}</span></li>'
+        )
+    return (
+        f'<section id="attention"><h2>Needs attention ({len(needing)})</h2>'
+        '<p class="muted small">Ungradable uploads, crashes, timeouts, scores of 0 and suspected attacks, most serious first. '
+        "Each reason is the grader's own message.</p>"
+        f'<ol class="attention">{"".join(items)}</ol></section>'
     )
-    body = f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(assignment.title)}: cohort report</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}} td,th{{padding:2px 8px;border-bottom:1px solid #ddd}}</style></head><body>
-<h1>{html.escape(assignment.title)}: cohort report</h1>
-<p>{len(scores)} submissions, mean score {mean:.1f}, {sum(s == 100 for s in scores)} at 100, {sum(s == 0 for s in scores)} at 0.</p>
-{"".join(f'<img src="data:image/png;base64,{img}">' for img in images)}
-<h2>Mistakes recognised (submissions)</h2><table>{rows}</table>
-<h2>Hardest tests</h2><table>{hardest}</table>
-</body></html>"""
-    path.write_text(body)
+
+
+def _section_distribution(rows: list[StudentRow], total: float) -> str:
+    scores = [r.score for r in rows]
+    mean = sum(scores) / len(scores) if scores else 0.0
+    ungradable = sum(any(f == "ungradable" for f, _ in r.flags) for r in rows)
+    stats = [
+        ("submissions", len(rows)),
+        ("mean", f"{mean:.1f}"),
+        ("median", f"{median(scores):.1f}" if scores else "–"),
+        ("full marks", sum(s >= total - 1e-9 for s in scores)),
+        ("score 0", sum(s == 0 for s in scores)),
+        ("ungradable", ungradable),
+    ]
+    table = "".join(f"<tr><th>{k}</th><td class=num>{v}</td></tr>" for k, v in stats)
+    return (
+        '<section id="distribution"><h2>Score distribution</h2><div class="twocol">'
+        f"<div>{score_histogram_svg(scores, total)}</div><table style='max-width:280px'>{table}</table></div></section>"
+    )
+
+
+def _section_functions(tests: list[TestInfo], rates: dict[str, float], n: int) -> str:
+    if not tests:
+        return '<section id="functions"><h2>Pass rates per function</h2><p>No test ran on any submission.</p></section>'
+    functions: dict[str, list[TestInfo]] = {}
+    for t in tests:
+        functions.setdefault(t.function, []).append(t)
+    blocks = []
+    for function, members in functions.items():
+        points = sum(t.max_score for t in members)
+        earned = sum(rates[t.name] * t.max_score for t in members) / points if points else 0.0
+        worst = min(rates[t.name] for t in members)
+        inner = "".join(
+            f"<tr><td>{_e(t.name)}</td><td class=num>{_points(t.max_score)}</td><td class=num>{rates[t.name]:.0%}</td>"
+            f"<td style='width:180px'>{_bar(rates[t.name], 'rate')}</td></tr>"
+            for t in sorted(members, key=lambda t: rates[t.name])
+        )
+        blocks.append(
+            f'<tr class="function"><td><details><summary><b>{_e(function)}</b> '
+            f'<span class="muted small">{len(members)} test{"s" if len(members) != 1 else ""}, hardest first</span></summary>'
+            f"<table><tr><th>test</th><th class=num>points</th><th class=num>passed</th><th></th></tr>{inner}</table>"
+            f"</details></td><td class=num>{_points(points)}</td><td class=num>{earned:.0%}</td>"
+            f"<td class=num>{worst:.0%}</td><td style='width:220px'>{_bar(earned, 'rate')}</td></tr>"
+        )
+    return (
+        '<section id="functions"><h2>Pass rates per function</h2>'
+        f'<p class="muted small">Over all {n} submissions (an ungradable upload counts as failing every test). '
+        "Open a function to see its tests.</p>"
+        "<table><tr><th>function</th><th class=num>points</th><th class=num>points earned</th>"
+        f"<th class=num>hardest test passed by</th><th></th></tr>{''.join(blocks)}</table></section>"
+    )
+
+
+def _section_mistakes(assignment: Assignment, rows: list[StudentRow]) -> str:
+    by_mistake: dict[str, list[StudentRow]] = {}
+    for r in rows:
+        for m in r.mistakes:
+            by_mistake.setdefault(m, []).append(r)
+    if not by_mistake:
+        return '<section id="mistakes"><h2>Catalogued mistakes</h2><p>No catalogued mistake was recognised.</p></section>'
+    everyone = len({k for r in rows for k in r.students}) or 1
+    entries = []
+    for m, who in by_mistake.items():
+        students = {k for r in who for k in r.students}
+        entries.append((len(students), m, who))
+    entries.sort(key=lambda e: (-e[0], e[1]))
+    body = "".join(
+        f'<tr data-mistake="{_e(m)}"><td>{_e(mistake_title(assignment, m))}<div class="muted small">{_e(m)}</div></td>'
+        f"<td class=num>{count}</td><td style='width:160px'>{_bar(count / everyone, 'mistake')}</td>"
+        f"<td>{', '.join(_link(r) for r in who)}</td></tr>"
+        for count, m, who in entries
+    )
+    return (
+        '<section id="mistakes"><h2>Catalogued mistakes</h2>'
+        '<p class="muted small">Each classic mistake recognised in at least one failed test, counted once per student '
+        "(a group submission counts each member).</p>"
+        f"<table><tr><th>mistake</th><th class=num>students</th><th></th><th>who</th></tr>{body}</table></section>"
+    )
+
+
+def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str) -> str:
+    by_sid = {r.sid: r for r in rows}
+    if not diff:
+        return f'<section id="regrade"><h2>Regrade diff</h2><p>No score changed since the grading in <code>{_e(compared_with)}</code>.</p></section>'
+    items = []
+    for d in diff:
+        r = by_sid.get(d["sid"])
+        who = f'<a href="#{r.anchor}">{_e(r.label)}</a>' if r else _e(d["sid"])
+        old = "–" if d["old"] is None else _points(d["old"])
+        new = "–" if d["new"] is None else _points(d["new"])
+        cls = "up" if d["change"] > 0 else "down"
+        tests = "<br>".join(
+            f"{_e(name)}: {'–' if a is None else _points(a)} → {'–' if b is None else _points(b)}" for name, a, b in d["tests"]
+        )
+        items.append(
+            f"<tr><td>{who}</td><td class=num>{old}</td><td class=num>{new}</td>"
+            f'<td class="num {cls}">{d["change"]:+.2f}</td><td class=small>{tests or "(the total only)"}</td></tr>'
+        )
+    up = sum(d["change"] > 0 for d in diff)
+    return (
+        f'<section id="regrade"><h2>Regrade diff ({len(diff)} changed)</h2>'
+        f'<p class="muted small">Compared with <code>{_e(compared_with)}</code>: {up} up, {len(diff) - up} down '
+        "(also in <code>regrade_diff.csv</code>).</p>"
+        "<table><tr><th>student</th><th class=num>before</th><th class=num>now</th><th class=num>change</th><th>tests that changed</th></tr>"
+        f"{''.join(items)}</table></section>"
+    )
+
+
+def _section_students(rows: list[StudentRow], assignment: Assignment) -> str:
+    present = [f for f in FLAG_LABELS if any(f == g for r in rows for g, _ in r.flags)]
+    options = '<option value="">every student</option><option value="attention">needs attention</option>' + "".join(
+        f'<option value="{f}">{_e(FLAG_LABELS[f])}</option>' for f in present
+    )
+    body = []
+    for r in sorted(rows, key=lambda r: (r.label.casefold(), r.sid)):
+        flags = " ".join([f for f, _ in r.flags] + (["attention"] if r.needs_attention else []))
+        lost = ", ".join(f"{_e(fn)} (−{_points(p)})" for fn, p in sorted(r.lost.items(), key=lambda x: -x[1]))
+        mistakes = "<br>".join(_e(mistake_title(assignment, m)) for m in r.mistakes)
+        body.append(
+            f'<tr id="{r.anchor}" data-flags="{_e(flags)}">'
+            f'<td data-sort="{_e(r.label.casefold())}">{_e(r.name or "–")}<div class="muted small">{_e(r.email)}</div></td>'
+            f'<td data-sort="{_e(r.student_id)}">{_e(r.student_id)}</td>'
+            f'<td data-sort="{_e(r.sid)}" class=small>{_e(r.sid)}</td>'
+            f'<td class=num data-sort="{r.score:.2f}">{_points(r.score)}</td>'
+            f'<td data-sort="{len(r.lost)}" class=small>{lost or "–"}</td>'
+            f'<td data-sort="{len(r.mistakes)}" class=small>{mistakes or "–"}</td>'
+            f'<td data-sort="{_e(flags)}">{_flag_chips(r.flags)}</td></tr>'
+        )
+    return (
+        '<section id="all-students"><h2>All students</h2>'
+        '<div class="controls"><input id="filter-text" type="search" placeholder="filter: name, id, function, mistake…" '
+        f'aria-label="filter the table"><select id="filter-flag" aria-label="show only">{options}</select>'
+        f'<span class="muted small"><span id="shown">{len(rows)}</span> of {len(rows)} shown; click a column to sort</span></div>'
+        '<table id="students"><thead><tr><th data-key="name">name</th><th data-key="id">student id</th>'
+        '<th data-key="submission">submission</th><th class=num data-key="score">score</th>'
+        '<th data-key="functions">functions that lost points</th><th data-key="mistakes">mistakes</th><th data-key="flags">flags</th></tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></section>"
+    )
+
+
+def render_report(
+    assignment: Assignment,
+    subs: list,
+    documents: dict[str, dict],
+    diff: list[dict] | None = None,
+    compared_with: str = "",
+) -> str:
+    """The dashboard as one HTML string (inline CSS, SVG and a small script; works offline and in print)."""
+    rows = student_rows(subs, documents)
+    tests = cohort_tests(documents)
+    rates = pass_rates(tests, documents, [s.sid for s in subs])
+    total = assignment.total_points or 100.0
+    attention = sum(r.needs_attention for r in rows)
+    students = len({k for r in rows for k in r.students})
+    sections = [
+        _section_attention(rows),
+        _section_diff(diff, rows, compared_with) if diff is not None else "",
+        _section_distribution(rows, total),
+        _section_functions(tests, rates, len(rows)),
+        _section_mistakes(assignment, rows),
+        _section_students(rows, assignment),
+    ]
+    cards = [
+        ("submissions", len(rows), False),
+        ("students", students, False),
+        ("mean score", f"{(sum(r.score for r in rows) / len(rows)) if rows else 0:.1f}", False),
+        ("need attention", attention, attention > 0),
+    ]
+    if diff is not None:
+        cards.append(("scores changed", len(diff), len(diff) > 0))
+    card_html = "".join(f'<div class="card{" alert" if alert else ""}"><b>{v}</b>{_e(k)}</div>' for k, v, alert in cards)
+    title = f"{assignment.title}: cohort report"
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>"
+        f"<h1>{_e(title)}</h1><p class='muted'>assignment <code>{_e(assignment.name)}</code>, {total:g} points; "
+        f"{len(rows)} submissions from {students} students.</p>"
+        f'<div class="cards">{card_html}</div>{"".join(sections)}'
+        f"</main><script>{SCRIPT}</script></body></html>"
+    )
+
+
+def write_report(
+    path: Path,
+    assignment: Assignment,
+    subs: list,
+    documents: dict[str, dict],
+    diff: list[dict] | None = None,
+    compared_with: str = "",
+) -> None:
+    Path(path).write_text(render_report(assignment, subs, documents, diff, compared_with), encoding="utf-8")
