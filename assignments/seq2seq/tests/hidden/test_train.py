@@ -60,9 +60,12 @@ def test_train_copy_follows_reference(student, reference, seed, which):
             "step of torch.optim.Adam(model.parameters(), lr=lr) created ONCE before the loop; and the batches "
             "must come from one generator created once (a fresh generator each step repeats the same batch)."
         )
-    # 1e-9: float64 model and data; a correct loop differs from the reference by ~1e-15 per step.
+    # 2e-7: float64 model and data. The same loop differs from the reference by ~1e-15 per step, but
+    # the contract allows clipping by hand, g * max_norm / ||g||, without clip_grad_norm_'s 1e-6 on
+    # the norm: measured over 12 seeds x both models, its losses differ by up to 1.7e-8 (its weights
+    # by 2.2e-8). Every catalogued mistake moves the losses by more than 1e-3.
     expect_close(
-        got, want, f"{where}: the loss of each step", atol=1e-9, hint=hint,
+        got, want, f"{where}: the loss of each step", atol=2e-7, hint=hint,
         # Replayed through the catalogued mistakes on a fresh copy of the same model.
         call={
             "fn": "_train_fresh",
@@ -73,7 +76,7 @@ def test_train_copy_follows_reference(student, reference, seed, which):
     got_sd = model.state_dict()
     for name, value in ref.state_dict().items():
         expect_close(
-            got_sd[name], value, f"{where}: parameter {name} after training", atol=1e-8,
+            got_sd[name], value, f"{where}: parameter {name} after training", atol=3e-7,  # see the losses
             hint="The losses agree but the final weights do not: the last optimiser step differs "
             "(clipping, Adam, lr?).",
         )

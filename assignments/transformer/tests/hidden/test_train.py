@@ -16,10 +16,14 @@ from support_transformer import counting, fmt, helpers, probe_pair, tokens
 from autograder.checks import expect_close, expect_true
 
 VOCAB, D, MAX_LEN, LENGTH = 6, 8, 16, 9
-# float64 probes: two correct loops differ only by round-off in sums taken in another order,
-# which Adam's normalised steps keep around 1e-13 after a few epochs; every catalogued
-# mistake moves the history by more than 1e-4
-RTOL = 1e-8
+# float64 probes: two correct loops differ by round-off in sums taken in another order, which
+# Adam's normalised steps keep around 1e-13 after a few epochs; but the contract also allows
+# clipping by hand, g * max_norm / ||g||, without clip_grad_norm_'s 1e-6 on the norm. Measured
+# over 12 seeds on these tests' probes (variants/clip_without_eps.py): histories differ by up to
+# 1.1e-7 absolute, 7.2e-8 relative; final weights by up to 3.8e-7 absolute. Every catalogued
+# mistake moves the history by more than 1e-4 (relative) and the weights by more than 1e-3.
+RTOL = 1e-6
+WEIGHTS_ATOL = 4e-6
 
 
 def _data(gen, n_train=8, n_val=6):
@@ -138,7 +142,7 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
         expect_close(
             final.get(name, torch.full_like(value, float("nan"))), value,
             f"model.state_dict()['{name}'] after train(...) returned best_epoch={want['best_epoch']} of 8",
-            atol=1e-10, rtol=RTOL,  # same float64 trajectory as the histories
+            atol=WEIGHTS_ATOL, rtol=RTOL,  # the same trajectory as the histories (see RTOL)
             call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options,
                                lambda _h, p, name=name: p.state_dict()[name]),
             hint="After the loop the model must hold the weights it had at the end of best_epoch. Save them when "
