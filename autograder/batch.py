@@ -44,6 +44,7 @@ class Submission:
     email: str = ""
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
+    superseded_by: str = ""  # the same student(s)' later submission, which is the one that counts
     submitters: list[dict] = field(default_factory=list)  # [{"name", "sid", "email"}], several for a group
     late: bool | None = None  # None: no due date given, or no submission time
 
@@ -276,10 +277,11 @@ def gradebook_entries(subs: list[Submission]) -> list[GradebookEntry]:
     A student with several submissions gets the latest (by submission time, then by
     submission id), as Gradescope's active submission is by default; the others are noted.
     """
+    from .report import people
+
     by_student: dict[str, list[tuple[dict, Submission]]] = {}
     for s in subs:
-        for person in [p for p in s.submitters if any(p.values())] or [{}]:
-            key = person.get("sid") or person.get("email") or person.get("name") or s.sid
+        for key, person in people(s):
             by_student.setdefault(key, []).append((person, s))
 
     def recency(item: tuple[dict, Submission]) -> tuple:
@@ -294,6 +296,16 @@ def gradebook_entries(subs: list[Submission]) -> list[GradebookEntry]:
         entries.append(GradebookEntry(key, person, chosen, [s for _, s in items[:-1]]))
     entries.sort(key=lambda e: ((e.person.get("name") or e.sub.name or e.key).casefold(), e.key))
     return entries
+
+
+def mark_superseded(subs: list[Submission]) -> None:
+    """Set ``superseded_by`` on each submission that counts for none of its students."""
+    from .report import student_keys
+
+    counting = {e.key: e.sub.sid for e in gradebook_entries(subs)}
+    for s in subs:
+        later = {counting[k] for k in student_keys(s)} - {s.sid}
+        s.superseded_by = ", ".join(sorted(later)) if len(later) == len(set(student_keys(s))) else ""
 
 
 def write_gradebooks(
@@ -329,7 +341,7 @@ def write_gradebooks(
             per_test[t["name"]] = float(t["score"])
         total = float(doc.get("score", 0) or 0)
         flags = [f for f, _ in submission_flags(doc)] if doc else ["grader-error"]
-        notes = list(e.sub.notes)
+        notes = [n for n in e.sub.notes if "also has submission" not in n]  # said below, once
         if e.others:
             notes.append(
                 "latest of several submissions; also "
@@ -442,6 +454,7 @@ def main(args: argparse.Namespace) -> int:
         s.late = (submitted > due) if (due is not None and submitted is not None) else None
     for warning in check_duplicates(subs):
         print(f"warning: {warning}", file=sys.stderr)
+    mark_superseded(subs)
     (out / "results").mkdir(parents=True, exist_ok=True)
     documents: dict[str, dict] = {}
     todo = []

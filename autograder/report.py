@@ -38,6 +38,7 @@ FLAG_LABELS = {
     "zero": "score 0",
     "late": "late",
     "duplicate": "several submissions",
+    "superseded": "superseded",
 }
 ATTENTION_FLAGS = ("grader-error", "attack", "ungradable", "import-error", "crash", "timeout", "banned-call", "zero")
 
@@ -55,7 +56,10 @@ SIGNALS: list[tuple[str, re.Pattern, str]] = [
     ("attack", re.compile(r"not run \(skipped\)"), "tests were skipped from inside the student's code"),
     (
         "attack",
-        re.compile(r"channel violation|malformed (answer|message)|unrequested|forged|symbolic link|\blinks?\b.*ignored", re.I),
+        re.compile(
+            r"interfered with the grader's channel|channel violation|malformed (answer|message)|unrequested|forged|symbolic link|\blinks?\b.*ignored",
+            re.I,
+        ),
         "the grader reported a protocol or upload violation",
     ),
     ("banned-call", re.compile(r"which this assignment does not allow"), "called a function the assignment bans"),
@@ -157,6 +161,8 @@ class StudentRow:
     mistakes: list[str]  # catalogued mistake ids recognised in any test
     flags: list[tuple[str, str]]
     notes: list[str] = field(default_factory=list)
+    superseded_by: str = ""  # a later submission of the same student(s) is the one that counts
+    graded: bool = True  # False when no test ran (nothing gradable in the upload)
 
     @property
     def anchor(self) -> str:
@@ -168,17 +174,20 @@ class StudentRow:
 
     @property
     def needs_attention(self) -> bool:
-        return any(flag in ATTENTION_FLAGS for flag, _ in self.flags)
+        return not self.superseded_by and any(flag in ATTENTION_FLAGS for flag, _ in self.flags)
+
+
+def people(sub) -> list[tuple[str, dict]]:
+    """(key, person) for each student behind a submission (a group has several).
+
+    The key is their student id, else their email, else their name, else the submission id.
+    """
+    persons = [p for p in getattr(sub, "submitters", None) or [] if any(p.values())] or [{}]
+    return [(str(p.get("sid") or p.get("email") or p.get("name") or sub.sid), p) for p in persons]
 
 
 def student_keys(sub) -> list[str]:
-    """One key per student behind a submission: their id, else email, else name, else the submission id."""
-    keys = []
-    for person in getattr(sub, "submitters", None) or []:
-        key = person.get("sid") or person.get("email") or person.get("name")
-        if key:
-            keys.append(str(key))
-    return keys or [sub.sid]
+    return [key for key, _ in people(sub)]
 
 
 def cohort_tests(documents: dict[str, dict]) -> list[TestInfo]:
@@ -211,7 +220,10 @@ def student_rows(subs: list, documents: dict[str, dict]) -> list[StudentRow]:
         if late:
             flags.append(("late", f"submitted {sub.created_at}"))
         notes = list(getattr(sub, "notes", []))
-        if any("also has submission" in n for n in notes):
+        superseded_by = getattr(sub, "superseded_by", "") or ""
+        if superseded_by:
+            flags.append(("superseded", f"a later submission counts: {superseded_by}"))
+        elif any("also has submission" in n for n in notes):
             flags.append(("duplicate", "; ".join(n for n in notes if "also has submission" in n)))
         rows.append(
             StudentRow(
@@ -227,6 +239,8 @@ def student_rows(subs: list, documents: dict[str, dict]) -> list[StudentRow]:
                 mistakes=mistakes,
                 flags=flags,
                 notes=notes,
+                superseded_by=superseded_by,
+                graded=bool(doc.get("tests")),
             )
         )
     return rows
@@ -286,7 +300,8 @@ th{background:var(--bg);font-weight:600;white-space:nowrap} td.num,th.num{text-a
 .flag{display:inline-block;font-size:12px;border-radius:10px;padding:0 8px;margin:1px 2px 1px 0;border:1px solid;white-space:nowrap}
 .flag.grader-error,.flag.attack,.flag.ungradable,.flag.import-error,.flag.crash{color:var(--bad);border-color:var(--bad);background:#fff5f5}
 .flag.timeout,.flag.banned-call,.flag.zero{color:var(--warn);border-color:var(--warn);background:#fffbea}
-.flag.late,.flag.duplicate{color:var(--muted);border-color:var(--line)}
+.flag.late,.flag.duplicate,.flag.superseded{color:var(--muted);border-color:var(--line)}
+#students{table-layout:fixed} #students td{overflow-wrap:anywhere}
 .attention li{margin:4px 0} .attention .why{color:var(--muted)}
 .twocol{display:grid;grid-template-columns:minmax(0,560px) minmax(0,1fr);gap:24px;align-items:start}
 .bar{position:relative;height:14px;background:#eef1f4;border-radius:3px;min-width:120px}
@@ -416,7 +431,7 @@ def _section_attention(rows: list[StudentRow]) -> str:
         return '<section id="attention"><h2>Needs attention</h2><p>Nobody: every upload was graded without a crash, timeout or score of 0.</p></section>'
     items = []
     for r in needing:
-        reasons = "; ".join(f"<b>{_e(FLAG_LABELS[f])}</b>: {_e(why)}" for f, why in r.flags if f in ATTENTION_FLAGS)
+        reasons = "<br>".join(f"<b>{_e(FLAG_LABELS[f])}</b>: {_e(why)}" for f, why in r.flags if f in ATTENTION_FLAGS)
         who = f"{_e(r.label)}" + (f" ({_e(r.student_id)})" if r.student_id and r.student_id != r.label else "")
         items.append(
             f'<li data-sid="{_e(r.sid)}"><a href="#{r.anchor}">{who}</a>, {_points(r.score)} points '
@@ -435,7 +450,7 @@ def _section_distribution(rows: list[StudentRow], total: float) -> str:
     mean = sum(scores) / len(scores) if scores else 0.0
     ungradable = sum(any(f == "ungradable" for f, _ in r.flags) for r in rows)
     stats = [
-        ("submissions", len(rows)),
+        ("submissions counted", len(rows)),
         ("mean", f"{mean:.1f}"),
         ("median", f"{median(scores):.1f}" if scores else "–"),
         ("full marks", sum(s >= total - 1e-9 for s in scores)),
@@ -545,6 +560,10 @@ def _section_students(rows: list[StudentRow], assignment: Assignment) -> str:
     for r in sorted(rows, key=lambda r: (r.label.casefold(), r.sid)):
         flags = " ".join([f for f, _ in r.flags] + (["attention"] if r.needs_attention else []))
         lost = ", ".join(f"{_e(fn)} (−{_points(p)})" for fn, p in sorted(r.lost.items(), key=lambda x: -x[1]))
+        if not r.graded:
+            lost = "not graded"
+        elif r.score == 0 and r.lost:
+            lost = "every function"
         mistakes = "<br>".join(_e(mistake_title(assignment, m)) for m in r.mistakes)
         body.append(
             f'<tr id="{r.anchor}" data-flags="{_e(flags)}">'
@@ -561,9 +580,11 @@ def _section_students(rows: list[StudentRow], assignment: Assignment) -> str:
         '<div class="controls"><input id="filter-text" type="search" placeholder="filter: name, id, function, mistake…" '
         f'aria-label="filter the table"><select id="filter-flag" aria-label="show only">{options}</select>'
         f'<span class="muted small"><span id="shown">{len(rows)}</span> of {len(rows)} shown; click a column to sort</span></div>'
-        '<table id="students"><thead><tr><th data-key="name">name</th><th data-key="id">student id</th>'
-        '<th data-key="submission">submission</th><th class=num data-key="score">score</th>'
-        '<th data-key="functions">functions that lost points</th><th data-key="mistakes">mistakes</th><th data-key="flags">flags</th></tr></thead>'
+        '<table id="students"><thead><tr><th data-key="name" style="width:17%">name</th>'
+        '<th data-key="id" style="width:9%">student id</th><th data-key="submission" style="width:12%">submission</th>'
+        '<th class=num data-key="score" style="width:7%">score</th>'
+        '<th data-key="functions" style="width:21%">functions that lost points</th>'
+        '<th data-key="mistakes" style="width:20%">mistakes</th><th data-key="flags" style="width:14%">flags</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></section>"
     )
 
@@ -577,23 +598,26 @@ def render_report(
 ) -> str:
     """The dashboard as one HTML string (inline CSS, SVG and a small script; works offline and in print)."""
     rows = student_rows(subs, documents)
+    # The statistics count each student's submission that counts (a superseded one only
+    # appears in the table), as the gradebook does.
+    current = [r for r in rows if not r.superseded_by]
     tests = cohort_tests(documents)
-    rates = pass_rates(tests, documents, [s.sid for s in subs])
+    rates = pass_rates(tests, documents, [r.sid for r in current])
     total = assignment.total_points or 100.0
     attention = sum(r.needs_attention for r in rows)
     students = len({k for r in rows for k in r.students})
     sections = [
         _section_attention(rows),
         _section_diff(diff, rows, compared_with) if diff is not None else "",
-        _section_distribution(rows, total),
-        _section_functions(tests, rates, len(rows)),
-        _section_mistakes(assignment, rows),
+        _section_distribution(current, total),
+        _section_functions(tests, rates, len(current)),
+        _section_mistakes(assignment, current),
         _section_students(rows, assignment),
     ]
     cards = [
-        ("submissions", len(rows), False),
         ("students", students, False),
-        ("mean score", f"{(sum(r.score for r in rows) / len(rows)) if rows else 0:.1f}", False),
+        ("submissions", len(rows), False),
+        ("mean score", f"{(sum(r.score for r in current) / len(current)) if current else 0:.1f}", False),
         ("need attention", attention, attention > 0),
     ]
     if diff is not None:
@@ -604,7 +628,7 @@ def render_report(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>"
         f"<h1>{_e(title)}</h1><p class='muted'>assignment <code>{_e(assignment.name)}</code>, {total:g} points; "
-        f"{len(rows)} submissions from {students} students.</p>"
+        f"{len(rows)} submissions from {students} students; statistics count each student's latest submission.</p>"
         f'<div class="cards">{card_html}</div>{"".join(sections)}'
         f"</main><script>{SCRIPT}</script></body></html>"
     )
