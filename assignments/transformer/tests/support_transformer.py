@@ -77,6 +77,23 @@ def state_dict_of(module: nn.Module, dtype: torch.dtype = torch.float64) -> dict
     return {k: v.detach().clone().to(dtype) for k, v in module.state_dict().items()}
 
 
+def with_own_buffers(model, sd: dict) -> dict:
+    """``sd`` completed with the entries of ``model``'s own state_dict that ``sd`` lacks.
+
+    The contract lets a TinyCausalLM keep its positional table as a persistent buffer (the course's
+    lab does): it then sits in ``state_dict()`` but not in the reference's parameters. Loading the
+    reference's parameters keeps the student's own table, while ``strict=True`` still reports any
+    parameter that is missing or misnamed.
+    """
+    own = model.state_dict()
+    return {**{k: v for k, v in own.items() if k not in sd}, **sd}
+
+
+def positional_table_keys(state: dict, max_len: int, d_model: int) -> list[str]:
+    """Keys of ``state`` whose tensor has the shape of a positional table ((max_len, d) or (1, max_len, d))."""
+    return [k for k, v in state.items() if tuple(v.shape)[-2:] == (max_len, d_model) and v.dim() <= 3]
+
+
 def causal(T: int) -> torch.Tensor:
     """Bool (T, T), True strictly above the diagonal (the future is blocked)."""
     return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
