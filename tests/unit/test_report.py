@@ -1,0 +1,169 @@
+"""The dashboard's reading of results documents: flags, mistakes by title and student, the regrade diff."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from autograder.batch import Submission
+from autograder.config import load_assignment
+from autograder.report import (
+    function_of,
+    mistake_title,
+    regrade_diff,
+    render_report,
+    student_rows,
+    submission_flags,
+)
+
+KIT = Path(__file__).resolve().parents[2]
+ATTENTION = load_assignment("attention", KIT)
+
+
+def result(name: str, score: float, max_score: float, output: str = "", mistakes=(), key: str = "hidden/t.py::t") -> dict:
+    return {
+        "name": name,
+        "score": score,
+        "max_score": max_score,
+        "status": "passed" if score == max_score else "failed",
+        "output": output,
+        "extra_data": {"test": key, "mistakes": list(mistakes)},
+    }
+
+
+def doc(score: float, tests: list[dict], output: str = "", extra: dict | None = None) -> dict:
+    return {"score": score, "tests": tests, "output": output, "extra_data": extra or {}}
+
+
+def flags_of(document: dict) -> set[str]:
+    return {flag for flag, _ in submission_flags(document)}
+
+
+def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
+    ungradable = doc(0, [], "Score 0: no file named attention.py was found in the upload. Found: attn_final.py.")
+    flags = dict(submission_flags(ungradable))
+    assert set(flags) == {"ungradable", "zero"} and "attn_final.py" in flags["ungradable"]
+
+    syntax = doc(
+        0,
+        [result("softmax: x", 0, 2)],
+        "0.00 / 100 points.\n\nattention.py could not be imported: SyntaxError: invalid syntax (line 3)",
+    )
+    assert dict(submission_flags(syntax))["import-error"].endswith("SyntaxError: invalid syntax (line 3)")
+
+    hang = doc(98, [result("causal_mask: x", 0, 2, "causal_mask(4) did not finish within the time limit (an infinite loop?)")])
+    assert flags_of(hang) == {"timeout"}
+    memory = doc(
+        98, [result("causal_mask: x", 0, 2, "causal_mask(4) failed: it used more than 512 MB of memory, and was stopped")]
+    )
+    assert flags_of(memory) == {"crash"}
+    exited = doc(
+        0,
+        [result("softmax: x", 0, 2, "softmax(x) failed: the process exited with status 0 (sys.exit or os._exit in your code?)")],
+    )
+    assert flags_of(exited) == {"attack", "zero"}
+    skipped = doc(50, [result("softmax: x", 0, 2, "not run (skipped)")])
+    assert flags_of(skipped) == {"attack"}
+    channel = doc(
+        50, [result("softmax: x", 0, 2, "softmax(x) failed: your code interfered with the grader's channel (bad frame)")]
+    )
+    assert flags_of(channel) == {"attack"}
+    extra = doc(100, [result("softmax: x", 2, 2)], extra={"channel_violations": ["unrequested answer"]})
+    assert "channel_violations" in dict(submission_flags(extra))["attack"]
+    banned = doc(90, [result("softmax: x", 0, 2, "softmax(x) called torch.softmax, which this assignment does not allow")])
+    assert flags_of(banned) == {"banned-call"}
+    crashed_grader = doc(
+        0, [], "Score 0: the grader hit an internal error (KeyError). Course staff can see the details in the log."
+    )
+    assert flags_of(crashed_grader) == {"grader-error", "zero"}
+    assert flags_of(doc(100, [result("softmax: x", 2, 2)])) == set()
+
+
+def test_what_the_students_code_printed_never_raises_a_flag():
+    printed = "wrong\n\nYour code printed:\ndid not finish within the time limit; the process was killed; not run (skipped)"
+    assert flags_of(doc(98, [result("softmax: x", 0, 2, printed)])) == set()
+
+
+def test_flags_come_most_serious_first():
+    document = doc(
+        0, [result("softmax: x", 0, 2, "softmax(x) did not finish within the time limit")], "x.py could not be imported: E"
+    )
+    assert [f for f, _ in submission_flags(document)] == ["import-error", "timeout", "zero"]
+
+
+def test_function_of_a_test_is_its_name_up_to_the_colon():
+    assert function_of("softmax: rows sum to 1 [float32]") == "softmax"
+    assert function_of("softmax and scaled_dot_product_attention: by hand") == "softmax and scaled_dot_product_attention"
+    assert function_of("test_without_docstring") == "other"
+
+
+def test_mistake_title_is_the_first_docstring_line_of_the_catalogue_file():
+    first_line = (ATTENTION.mistakes_dir / "softmax_no_max.py").read_text().split('"""')[1].strip().splitlines()[0]
+    assert mistake_title(ATTENTION, "softmax_no_max") == first_line != "softmax_no_max"
+    assert mistake_title(ATTENTION, "no_such_mistake") == "no_such_mistake"
+
+
+def test_regrade_diff_lists_only_changed_scores_with_the_tests_that_changed():
+    before = {
+        "a": doc(90, [result("softmax: x", 2, 2), result("causal_mask: y", 0, 10)]),
+        "b": doc(50, [result("softmax: x", 2, 2)]),
+        "gone": doc(10, []),
+    }
+    after = {
+        "a": doc(95, [result("softmax: x", 2, 2), result("causal_mask: y", 5, 10)]),
+        "b": doc(50, [result("softmax: x", 2, 2)]),
+        "new": doc(70, []),
+    }
+    diff = {d["sid"]: d for d in regrade_diff(before, after)}
+    assert set(diff) == {"a", "gone", "new"}
+    assert diff["a"]["change"] == 5 and diff["a"]["tests"] == [("causal_mask: y", 0.0, 5.0)]
+    assert diff["gone"]["new"] is None and diff["new"]["old"] is None
+
+
+def _subs() -> tuple[list[Submission], dict[str, dict]]:
+    group = Submission(
+        "s3",
+        Path("."),
+        name="José Núñez, Kim Lee",
+        student_id="7;8",
+        submitters=[{"name": "José Núñez", "sid": "7", "email": ""}, {"name": "Kim Lee", "sid": "8", "email": ""}],
+    )
+    subs = [
+        Submission("s1", Path("."), name="Ada", student_id="1", submitters=[{"name": "Ada", "sid": "1", "email": ""}]),
+        Submission("s2", Path("."), name="Alan", student_id="2", submitters=[{"name": "Alan", "sid": "2", "email": ""}]),
+        group,
+    ]
+    documents = {
+        "s1": doc(100, [result("softmax: x", 2, 2), result("causal_mask: y", 10, 10)]),
+        "s2": doc(0, [], "Score 0: no file named attention.py was found in the upload."),
+        "s3": doc(92, [result("softmax: x", 2, 2), result("causal_mask: y", 2, 10, "wrong", ["causal_blocks_diagonal"])]),
+    }
+    return subs, documents
+
+
+def test_mistakes_count_students_and_link_to_their_rows():
+    subs, documents = _subs()
+    page = render_report(ATTENTION, subs, documents)
+    title = mistake_title(ATTENTION, "causal_blocks_diagonal")
+    row = re.search(r'<tr data-mistake="causal_blocks_diagonal">(.*?)</tr>', page).group(1)
+    assert title in row and "<td class=num>2</td>" in row, "a group of two makes two students"
+    assert '<a href="#s-s3">' in row and 'id="s-s3"' in page
+
+
+def test_ungradable_upload_leads_the_attention_list_and_fails_every_test_in_the_pass_rates():
+    subs, documents = _subs()
+    page = render_report(ATTENTION, subs, documents)
+    attention = re.search(r'<section id="attention">(.*?)</section>', page).group(1)
+    assert 'data-sid="s2"' in attention and "no file named attention.py" in attention
+    assert 'data-sid="s1"' not in attention and 'data-sid="s3"' not in attention
+    functions = re.search(r'<section id="functions">(.*?)</section>', page).group(1)
+    assert "Over all 3 submissions" in functions
+    # softmax passed by s1 and s3, not by the ungradable s2: 67%, not 100%
+    assert re.search(r"<b>softmax</b>.*?<td class=num>67%</td>", functions)
+
+
+def test_rows_record_points_lost_per_function():
+    subs, documents = _subs()
+    rows = {r.sid: r for r in student_rows(subs, documents)}
+    assert rows["s3"].lost == {"causal_mask": 8.0} and rows["s3"].mistakes == ["causal_blocks_diagonal"]
+    assert rows["s3"].students == ["7", "8"] and not rows["s2"].graded
