@@ -37,6 +37,8 @@ class Assignment:
     test_timeout: float = 20.0
     run_timeout: float = 420.0
     extra_files: tuple[str, ...] = ()  # data files shipped to students beside the stub
+    # what a student sees at once of hidden tests' losses: off, points, categories (default) or causes
+    hidden_summary: str = "categories"
 
     @property
     def submit_file(self) -> str:
@@ -96,6 +98,9 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         if value not in VISIBILITIES:
             raise ConfigError(f"{path}: visibility {value!r} for {key} is not one of {', '.join(VISIBILITIES)}")
     helpers = root / data["worker_helpers"] if "worker_helpers" in data else None
+    hidden_summary = str(data.get("feedback", {}).get("hidden_summary", "categories"))
+    if hidden_summary not in ("off", "points", "categories", "causes"):
+        raise ConfigError(f"{path}: [feedback] hidden_summary must be off, points, categories or causes, not {hidden_summary!r}")
     solution = kit_root / "solutions" / name / f"{module}.py"
     return Assignment(
         name=name,
@@ -110,4 +115,5 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         test_timeout=float(data.get("test_timeout", 20)),
         run_timeout=float(data.get("run_timeout", 420)),
         extra_files=tuple(data.get("extra_files", ())),
+        hidden_summary=hidden_summary,
     )

@@ -137,7 +137,7 @@ def grade_submission(
             summary += " Every test passed."
         messages.insert(0, summary)
         extra = {"config_errors": plugin.config_errors} if plugin.config_errors else None
-        document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra)
+        document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra, assignment=assignment)
         return _finish(results_path, document, plugin.config_errors)
     except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result
         import traceback

@@ -8,11 +8,25 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
-from .scoring import TestResult
+from .config import Assignment
+from .scoring import OUTPUT_LIMIT_PER_TEST, TestResult, bound_text, collapse_feedback, function_summary
 
 
-def results_document(tests: Iterable[TestResult], output: str, execution_time: float, extra: dict | None = None) -> dict:
-    """The results document: a score per test, their sum, and a message for the student."""
+def results_document(
+    tests: Iterable[TestResult],
+    output: str,
+    execution_time: float,
+    extra: dict | None = None,
+    assignment: Assignment | None = None,
+) -> dict:
+    """The results document: a score per test, their sum, and a message for the student.
+
+    The message starts with its first paragraph (the score line), then a summary by
+    function (:func:`.scoring.function_summary`: what failed and why, and the points lost in
+    hidden tests as the assignment's ``[feedback] hidden_summary`` allows), then the rest.
+    Paragraphs repeated across tests are collapsed and every output is bounded.
+    """
+    tests = list(tests)
     entries = []
     total = 0.0
     for number, t in enumerate(tests, start=1):
@@ -30,15 +44,33 @@ def results_document(tests: Iterable[TestResult], output: str, execution_time: f
                 "extra_data": {"test": t.key, "mistakes": t.diagnoses},
             }
         )
+    collapse_feedback(entries)
+    mode = getattr(assignment, "hidden_summary", "categories")
+    summary = function_summary(tests, mode, _mistake_titles(assignment))
+    if summary:
+        head, _, rest = output.partition("\n\n")
+        output = "\n\n".join(part for part in (head, summary, rest) if part)
     return {
         "score": round(total, 2),
         "execution_time": round(execution_time, 2),
-        "output": output,
+        "output": bound_text(output, OUTPUT_LIMIT_PER_TEST * 2),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": entries,
         "extra_data": extra or {},
     }
+
+
+def _mistake_titles(assignment: Assignment | None) -> dict[str, str]:
+    """{mistake id: its title} from the catalogue, for "most likely: ..." in the summary."""
+    if assignment is None:
+        return {}
+    from .selfcheck import read_catalogue
+
+    try:
+        return {entry.name: entry.title for entry in read_catalogue(assignment, "mistake")}
+    except (OSError, SyntaxError, ValueError):
+        return {}
 
 
 def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None) -> dict:

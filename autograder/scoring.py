@@ -191,3 +191,131 @@ def test_title(item: pytest.Item) -> str:
     if callspec is not None:
         title += f" [{callspec.id}]"
     return title
+
+
+# -- what the student reads first ---------------------------------------------------
+HIDDEN_SUMMARY_MODES = ("off", "points", "categories", "causes")  # assignment.toml [feedback] hidden_summary
+OPEN = {"hidden": 0, "after_published": 1, "after_due_date": 2, "visible": 3}  # how soon a student sees a test
+
+
+def function_of(title: str) -> str:
+    """The function or class a test grades: the first word of its title (``"softmax: rows sum to 1"``)."""
+    return title.split(":", 1)[0].split()[0] if title.strip() else "?"
+
+
+def _category(title: str) -> str:
+    """``"softmax: a slice that is all -inf gives zeros [float32]"`` -> ``"a slice that is all -inf gives zeros"``."""
+    what = title.split(":", 1)[1] if ":" in title else title
+    if what.rstrip().endswith("]") and "[" in what:
+        what = what[: what.rindex("[")]
+    return what.strip()
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+CATEGORY_CHARS = 240  # the categories of one function's lost hidden tests, on one line
+
+
+def bound_line(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _first_line(text: str, limit: int = 160) -> str:
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "failed")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def function_summary(tests: list[TestResult], hidden_summary: str = "categories", titles: dict[str, str] | None = None) -> str:
+    """One line per graded function, what the student reads first.
+
+    Tests a student sees now (``visible``): "passed", or the one most likely cause (the
+    first catalogued mistake recognised, else the first failing check's first line).
+    Tests whose details come later: points lost and what those tests check ("-14 in
+    hidden tests of: fully blocked rows ..."), as ``hidden_summary`` allows:
+    ``off`` (nothing), ``points``, ``categories`` (the default) or ``causes`` (also the
+    likely mistake's title). Hidden inputs, expected values and outputs never appear.
+    """
+    titles = titles or {}
+    by_function: dict[str, list[TestResult]] = {}
+    for t in tests:
+        by_function.setdefault(function_of(t.name), []).append(t)
+    lines = []
+    for function, group in by_function.items():
+        seen_now = [t for t in group if t.visibility == "visible"]
+        later = [t for t in group if t.visibility != "visible"]
+        parts = []
+        failed_now = [t for t in seen_now if t.status != "passed"]
+        missing = any("NotImplementedError" in _first_line(t.output, 400) for t in group if t.status != "passed")
+        if missing:
+            parts.append("not implemented yet")
+        elif failed_now:
+            cause = next((titles[m] for t in failed_now for m in t.diagnoses if m in titles), None)
+            cause = cause or _first_line(failed_now[0].output)
+            parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; most likely: {cause}")
+        elif seen_now:
+            parts.append("public tests passed")
+        lost = sum(t.max_score - t.score for t in later)
+        if later and hidden_summary != "off":
+            if lost <= 1e-9:
+                parts.append("hidden tests passed")
+            else:
+                text = f"-{_points(lost)} in hidden tests"
+                if hidden_summary in ("categories", "causes") and not missing:
+                    categories = list(dict.fromkeys(_category(t.name) for t in later if t.score < t.max_score))
+                    text += " of: " + bound_line("; ".join(categories), CATEGORY_CHARS)
+                if hidden_summary == "causes":
+                    cause = next((titles[m] for t in later for m in t.diagnoses if m in titles), None)
+                    if cause:
+                        text += f" (likely: {cause})"
+                parts.append(text)
+        if not parts:
+            continue
+        if all(t.status == "passed" for t in group) and (hidden_summary != "off" or not later):
+            parts = ["passed"]
+        lines.append(f"- {function}: " + "; ".join(parts))
+    if not lines:
+        return ""
+    head = "Summary by function"
+    if hidden_summary != "off" and any(t.visibility != "visible" for t in tests):
+        head += " (hidden tests: what they check and the points lost now; their full feedback once grades are published)"
+    return head + ":\n" + "\n".join(lines)
+
+
+SAME_AS = "(The same explanation as in “{name}” above.)"
+MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
+OUTPUT_LIMIT_PER_TEST = 4000
+OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
+
+
+def collapse_feedback(entries: list[dict]) -> None:
+    """Replace paragraphs repeated from an earlier test by a pointer to it; bound every output.
+
+    A pointer only goes to a test the student sees at least as soon as this one (a visible
+    test never points into an after_published one). Edits ``entries`` (results.json tests).
+    """
+    first: dict[str, tuple[str, int]] = {}
+    for entry in entries:
+        seen_here = OPEN.get(entry.get("visibility", "visible"), 3)
+        paragraphs = []
+        for paragraph in (entry.get("output") or "").split("\n\n"):
+            key = paragraph.strip()
+            if len(key) >= MIN_REPEATED and key in first and first[key][1] >= seen_here:
+                pointer = SAME_AS.format(name=first[key][0])
+                if not paragraphs or paragraphs[-1] != pointer:
+                    paragraphs.append(pointer)
+                continue
+            if len(key) >= MIN_REPEATED and (key not in first or first[key][1] < seen_here):
+                first[key] = (entry["name"], seen_here)
+            paragraphs.append(paragraph)
+        entry["output"] = "\n\n".join(paragraphs)
+    limit = max(500, min(OUTPUT_LIMIT_PER_TEST, OUTPUT_LIMIT_TOTAL // max(1, len(entries))))
+    for entry in entries:
+        entry["output"] = bound_text(entry.get("output") or "", limit)
+
+
+def bound_text(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rstrip() + f"\n… ({len(text) - limit} more characters cut)"
