@@ -15,6 +15,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 MODULE = "multihead"
 
+import autograder.checks  # noqa: E402
+
+# A failed check shows your test line and the check's message, not the checks' own source:
+# pytest leaves out the frames of a module that sets __tracebackhide__.
+autograder.checks.__tracebackhide__ = True
+
 
 @pytest.fixture(scope="session")
 def student():
