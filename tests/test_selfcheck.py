@@ -4,7 +4,7 @@ each catalogued mistake caught by its declared tests and named, no hidden test t
 import tempfile
 from pathlib import Path
 
-from conftest import KIT
+from conftest import KIT, grade
 
 from autograder.config import load_assignment
 from autograder.release import build_zips
@@ -19,3 +19,21 @@ def test_self_check_passes(assignment_name):
         report = self_check(assignment, Path(tmp))
     print(report.text())
     assert report.ok, report.text()
+
+
+DO_NOTHING = Path(__file__).parent / "do_nothing"
+
+
+def test_do_nothing_scores_zero_and_points_add_up_exactly(assignment_name, tmp_path):
+    """A submission that computes nothing (uniform weights, zero outputs, constant answers) earns no point;
+    the points of all the tests, parametrized cases included, add up to exactly 100 in any order."""
+    assignment = load_assignment(assignment_name, KIT)
+    upload = tmp_path / "upload"
+    upload.mkdir()
+    source = assignment.solution.read_text() + "\n\n" + (DO_NOTHING / f"{assignment_name}.py").read_text()
+    (upload / assignment.submit_file).write_text(source)
+    document = grade(assignment_name, upload, tmp_path)
+    paid = {t["extra_data"]["test"]: t["score"] for t in document["tests"] if t["score"] > 0}
+    assert document["score"] == 0 and not paid, f"a do-nothing submission earned {document['score']}: {paid}"
+    maxima = [t["max_score"] for t in document["tests"]]
+    assert sum(maxima) == 100 and sum(reversed(maxima)) == 100, sum(maxima)

@@ -10,6 +10,8 @@ import math
 
 import torch
 
+from autograder.checks import expect_close, expect_follows_scores
+
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 # Shapes for scaled_dot_product_attention: (q, k, v) with n_q != n_k and d_k != d_v
@@ -75,3 +77,19 @@ def value_range(v: torch.Tensor, n_q: int) -> tuple[torch.Tensor, torch.Tensor]:
     hi = v.double().amax(dim=-2, keepdim=True)
     shape = (*v.shape[:-2], n_q, v.shape[-1])
     return lo.expand(shape), hi.expand(shape)
+
+
+def expect_attends(q, k, v, mask, out, weights, where: str, call=None) -> None:
+    """Properties a do-nothing answer fails: the weights follow the scores q·k (a larger score, a larger
+    weight) and the output is the weights' average of v (out = weights @ v, with the student's own weights)."""
+    scores = q.double() @ k.double().transpose(-2, -1)                         # (..., n_q, n_k), order only
+    w = torch.as_tensor(weights).double()
+    blocked = None if mask is None else torch.as_tensor(mask).expand(scores.shape)
+    expect_follows_scores(scores.expand(w.shape) if w.dim() >= scores.dim() else scores, w,
+                          f"the attention weights for {where}", blocked=blocked, call=call)
+    mixed = w @ v.double()                                                      # (..., n_q, d_v)
+    # float32: weights within ~1e-6 and |v| up to a few units, summed over at most 12 keys
+    tol = 1e-12 if q.dtype == torch.float64 else 1e-4 * (1 + float(v.abs().max()))
+    expect_close(torch.as_tensor(out).double(), mixed, f"the attention output for {where} against "
+                 "(your weights) @ v", atol=tol, hint="Each output row is the weighted average of the rows of v "
+                 "with that query's weights: output = weights @ v.")

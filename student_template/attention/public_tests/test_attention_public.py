@@ -8,7 +8,7 @@ import math
 
 import torch
 
-from autograder.checks import expect_close, expect_dtype, expect_shape
+from autograder.checks import expect_close, expect_dtype, expect_follows_scores, expect_shape
 
 
 def test_worked_example(student):
@@ -65,6 +65,10 @@ def test_shapes(student, gen):
     sums = weights.sum(-1)
     expect_close(sums, torch.ones_like(sums), f"the row sums of the weights for {where}", atol=1e-5,
                  hint="softmax over the keys (the last dim): each query's weights sum to 1.")
+    expect_follows_scores(q @ k.transpose(-2, -1), weights, f"the attention weights for {where}")
+    # float32 weights within ~1e-6, values of unit size, 5 keys
+    expect_close(out, torch.as_tensor(weights) @ v, f"the attention output for {where} against (your weights) @ v",
+                 atol=1e-4, hint="Each output row is the weighted average of the rows of v: output = weights @ v.")
 
 
 def test_causal_mask_4(student):

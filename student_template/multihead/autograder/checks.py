@@ -94,10 +94,25 @@ def to_tensor(x: Any, what: str) -> torch.Tensor:
     raise Feedback(f"{what}: expected a tensor or array, got {type(x).__name__}")
 
 
-def _fmt_row(t: torch.Tensor, limit: int = 6) -> str:
+def _fmt_row(t: torch.Tensor, limit: int = 6, digits: int = 4) -> str:
     flat = t.reshape(-1)
-    items = [f"{v:.4g}" if not isinstance(v, bool) else str(v) for v in flat[:limit].tolist()]
+    items = [f"{v:.{digits}g}" if not isinstance(v, bool) else str(v) for v in flat[:limit].tolist()]
     return "[" + ", ".join(items) + (", ...]" if flat.numel() > limit else "]")
+
+
+def distinct_digits(want: Any, got: Any) -> tuple[str, str]:
+    """``want`` and ``got`` (numbers or rows) printed with just enough digits to tell them apart.
+
+    "expected 0.96, got 0.96" helps nobody: 4 significant digits, more until the two differ (17 at most).
+    """
+    for digits in (4, 6, 8, 10, 12, 17):
+        if isinstance(want, torch.Tensor):
+            a, b = _fmt_row(want, digits=digits), _fmt_row(got, digits=digits)
+        else:
+            a, b = f"{float(want):.{digits}g}", f"{float(got):.{digits}g}"
+        if a != b:
+            break
+    return a, b
 
 
 def expect_shape(got: Any, shape: tuple, what: str) -> None:
@@ -171,12 +186,44 @@ def expect_close(
         detail = ""
         if len(first) > 1:
             detail = f" In {where}: expected {_fmt_row(w64[row])}, got {_fmt_row(g64[row])}."
+        shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
+        detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
             f"tolerance {atol:.0e}{f' + {rtol:.0e}·|expected|' if rtol else ''}; "
             f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}" + _hint(hint),
             call,
             got,
+        )
+
+
+def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = None, call: Any = None) -> None:
+    """Within each row (last dim), a clearly larger score gets a strictly larger weight, as softmax gives.
+
+    A property a do-nothing answer fails: uniform weights give equal weights to different scores.
+    Pairs whose scores differ by less than 0.01, blocked keys and weights below 1e-30 (underflow) are skipped.
+    """
+    s = to_tensor(scores, what).detach().double()
+    w = to_tensor(weights, what).detach().double()
+    if tuple(s.shape) != tuple(w.shape):
+        raise Feedback(f"{what}: expected shape {tuple(s.shape)}, got {tuple(w.shape)}.", call, weights)
+    pair = (s.unsqueeze(-1) - s.unsqueeze(-2)) > 1e-2  # [..., i, j]: score i clearly above score j
+    if blocked is not None:
+        free = ~torch.as_tensor(blocked, dtype=torch.bool).expand(s.shape)
+        pair &= free.unsqueeze(-1) & free.unsqueeze(-2)
+    higher, lower = w.unsqueeze(-1).expand(pair.shape), w.unsqueeze(-2).expand(pair.shape)
+    bad = pair & ((higher < lower) | ((higher == lower) & (higher > 1e-30)))
+    if bad.any():
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        row, i, j = idx[:-2], idx[-2], idx[-1]
+        where = f"row {row if len(row) != 1 else row[0]}" if row else "the row"
+        raise Feedback(
+            f"{what}: in {where}, entry {i} has a larger score than entry {j} "
+            f"({float(s[(*row, i)]):.4g} > {float(s[(*row, j)]):.4g}) but not a larger weight "
+            f"({float(w[(*row, i)]):.4g} vs {float(w[(*row, j)]):.4g}). Softmax keeps the order of the scores: "
+            "exp is increasing, so a larger score always gets a larger weight.",
+            call,
+            weights,
         )
 
 

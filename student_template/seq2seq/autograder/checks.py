@@ -94,10 +94,25 @@ def to_tensor(x: Any, what: str) -> torch.Tensor:
     raise Feedback(f"{what}: expected a tensor or array, got {type(x).__name__}")
 
 
-def _fmt_row(t: torch.Tensor, limit: int = 6) -> str:
+def _fmt_row(t: torch.Tensor, limit: int = 6, digits: int = 4) -> str:
     flat = t.reshape(-1)
-    items = [f"{v:.4g}" if not isinstance(v, bool) else str(v) for v in flat[:limit].tolist()]
+    items = [f"{v:.{digits}g}" if not isinstance(v, bool) else str(v) for v in flat[:limit].tolist()]
     return "[" + ", ".join(items) + (", ...]" if flat.numel() > limit else "]")
+
+
+def distinct_digits(want: Any, got: Any) -> tuple[str, str]:
+    """``want`` and ``got`` (numbers or rows) printed with just enough digits to tell them apart.
+
+    "expected 0.96, got 0.96" helps nobody: 4 significant digits, more until the two differ (17 at most).
+    """
+    for digits in (4, 6, 8, 10, 12, 17):
+        if isinstance(want, torch.Tensor):
+            a, b = _fmt_row(want, digits=digits), _fmt_row(got, digits=digits)
+        else:
+            a, b = f"{float(want):.{digits}g}", f"{float(got):.{digits}g}"
+        if a != b:
+            break
+    return a, b
 
 
 def expect_shape(got: Any, shape: tuple, what: str) -> None:
@@ -171,6 +186,8 @@ def expect_close(
         detail = ""
         if len(first) > 1:
             detail = f" In {where}: expected {_fmt_row(w64[row])}, got {_fmt_row(g64[row])}."
+        shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
+        detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
             f"tolerance {atol:.0e}{f' + {rtol:.0e}·|expected|' if rtol else ''}; "

@@ -2,7 +2,16 @@
 
 import pytest
 import torch
-from support_attention import DTYPES, SDPA_SHAPES, qkv, randn, random_mask, sdpa_tolerances, value_range
+from support_attention import (
+    DTYPES,
+    SDPA_SHAPES,
+    expect_attends,
+    qkv,
+    randn,
+    random_mask,
+    sdpa_tolerances,
+    value_range,
+)
 
 from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
 from autograder.worker import ops
@@ -107,6 +116,7 @@ def test_properties(student, gen, masked):
         "rows. Each output row is a weighted average of the rows of v (weights >= 0 summing to 1), so every "
         "feature must lie between the smallest and largest value of that feature.",
     )
+    expect_attends(q, k, v, mask, out, w, where, call=_call(q, k, v, mask, output=1))
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
@@ -221,3 +231,4 @@ def test_output_dtype(student, gen, dtype):
     call = {"fn": "scaled_dot_product_attention", "args": (q, k, v), "kwargs": {}}
     expect_dtype(out, q.dtype, f"the attention output for {where}", call={**call, "output": 0})
     expect_dtype(w, q.dtype, f"the attention weights for {where}", call={**call, "output": 1})
+    expect_attends(q, k, v, None, out, w, where, call={**call, "output": 1})  # the dtype of a real result

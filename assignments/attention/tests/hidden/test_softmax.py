@@ -4,7 +4,7 @@ import pytest
 import torch
 from support_attention import DTYPES, randn, uniform
 
-from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
+from autograder.checks import expect_close, expect_dtype, expect_follows_scores, expect_shape, expect_true
 from autograder.worker import ops
 
 SHAPES = {"(4, 7)": (4, 7), "(2, 3, 5)": (2, 3, 5), "(2, 3, 4, 6)": (2, 3, 4, 6)}
@@ -75,6 +75,8 @@ def test_properties(student, gen, dtype):
         sums, torch.ones_like(sums), f"{what}: the sums along dim 1", atol=tol,
         hint="Divide by the sum along the same dim you normalise over.",
     )
+    expect_follows_scores(x.transpose(1, -1), torch.as_tensor(got).transpose(1, -1), what,
+                          call={"fn": "softmax", "args": (x,), "kwargs": {"dim": 1}})
 
 
 @pytest.mark.parametrize("case", ["mixed signs", "all large negative", "all large positive"])

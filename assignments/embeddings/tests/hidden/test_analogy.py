@@ -49,6 +49,13 @@ def test_excludes_inputs(student, seed):
                 f"got {words if words else got}. The target E[b] - E[a] + E[c] is usually closest to b or c "
                 "itself, so they must be excluded (nearest(..., exclude=(a, b, c))).",
                 call={"fn": "analogy", "args": (E, VOCAB, a, b, c), "kwargs": {"n": 3}}, got=got)
+    index = {w: i for i, w in enumerate(VOCAB)}
+    sims = cosines(E, E[index[b]] - E[index[a]] + E[index[c]])
+    best = next(VOCAB[i] for i in np.argsort(-sims) if VOCAB[i] not in (a, b, c))
+    expect_true(words[0] == best,
+                f"analogy(E, vocab, {a!r}, {b!r}, {c!r}, n=3): the first answer is {words[0]!r}, but the word "
+                f"closest to E[b] - E[a] + E[c] (a, b, c excluded) is {best!r}.",
+                call={"fn": "analogy", "args": (E, VOCAB, a, b, c), "kwargs": {"n": 3}}, got=got)
 
 
 def test_course_analogy(student, reference):

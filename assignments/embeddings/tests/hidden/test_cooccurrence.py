@@ -41,7 +41,8 @@ def test_random_corpora(student, reference, seed, window):
 
 
 EDGE_CASES = {
-    "one-word sentences": ([["tea"], ["ink"], ["tea"]], ["ink", "tea"], 3),
+    # beside a two-word sentence, so that an all-zero answer is not right by accident
+    "one-word sentences": ([["tea"], ["ink", "owl"], ["tea"]], ["ink", "owl", "tea"], 3),
     "window longer than the sentence": ([["tea", "ink", "owl"]], ["ink", "owl", "tea"], 10),
     "a word repeated (window 1)": ([["tea", "tea", "tea"]], ["tea"], 1),
     "a word repeated (window 2)": ([["tea", "tea", "tea", "ink"]], ["ink", "tea"], 2),

@@ -50,6 +50,10 @@ def test_float_dtype(student):
         call={"fn": "one_hot", "args": ([1, 0, 2], 3), "kwargs": {}},
         got=got,
     )
+    # exact: the dtype counts only for the right rows (an empty float array is no one-hot code)
+    expect_close(got, np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), "one_hot([1, 0, 2], 3)",
+                 atol=0.0, hint="Row r has its 1 in column indices[r].",
+                 call={"fn": "one_hot", "args": ([1, 0, 2], 3), "kwargs": {}})
 
 
 def test_embedding_lookup(student, seed):

@@ -74,8 +74,8 @@ def test_zero_counts(student, reference, seed):
                  call={"fn": "ppmi", "args": (C,), "kwargs": {}})
 
 
-def test_all_zero_matrix(student):
-    """ppmi: an all-zero count matrix gives all zeros"""
+def test_all_zero_matrix(student, reference):
+    """ppmi: an all-zero count matrix gives all zeros (and counts beside an empty row still count)"""
     C = np.zeros((4, 4))
     got = student.ppmi(C)
     what = "ppmi(np.zeros((4, 4)))"
@@ -83,4 +83,10 @@ def test_all_zero_matrix(student):
     # exact: nothing was counted, so every entry is 0
     expect_close(got, np.zeros((4, 4)), what, atol=0.0,
                  hint="With C.sum() == 0 there are no probabilities to compute: return zeros of C's shape.",
+                 call={"fn": "ppmi", "args": (C,), "kwargs": {}})
+    # the same guard must not zero real counts: one empty word beside two that co-occur
+    C = np.array([[0.0, 0.0, 0.0], [0.0, 2.0, 1.0], [0.0, 1.0, 3.0]])
+    # 1e-12: a few float64 logs of small counts
+    expect_close(student.ppmi(C), reference.ppmi(C), "ppmi([[0, 0, 0], [0, 2, 1], [0, 1, 3]])", atol=1e-12,
+                 hint="Only the empty word's row and column are 0; the other entries are max(ln(P(w,c)/(P(w)P(c))), 0).",
                  call={"fn": "ppmi", "args": (C,), "kwargs": {}})

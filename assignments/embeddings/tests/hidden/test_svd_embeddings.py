@@ -74,9 +74,17 @@ def test_unit_rows(student, seed):
                      "(np.linalg.norm(E, axis=1, keepdims=True)), so cosine similarity is a plain dot product.")
     except Feedback as exc:
         raise Feedback(str(exc), call, got) from None  # diagnose on E itself, not on its row lengths
+    _expect_rank(got, 3, what, call)
 
 
-@pytest.mark.parametrize("k", [1, 5])
+def _expect_rank(got, k, what, call):
+    """k independent columns: unit rows alone are also met by a constant answer (every row e_1)."""
+    rank = int(np.linalg.matrix_rank(as_array(got), tol=1e-6))
+    expect_true(rank == k, f"{what}: your embeddings span {rank} dimension(s), not {k}. The k columns are the "
+                "k strongest directions of M (U[:, :k] * sqrt(S[:k])), independent of each other.", call=call, got=got)
+
+
+@pytest.mark.parametrize("k", [2, 5])  # not 1: a positive M's first column has one sign, so any +-1 column passes
 def test_shape(student, seed, k):
     """svd_embeddings: shape (V, k)"""
     rng = rng_for(seed, k)
@@ -90,3 +98,4 @@ def test_shape(student, seed, k):
                        call, got) from None
     expect_true(np.isfinite(as_array(got)).all(), f"svd_embeddings(M, {k}) for a (5, 5) matrix: your result has "
                 "NaN or inf entries.", got=got)
+    _expect_rank(got, k, f"svd_embeddings(M, {k}) for a (5, 5) matrix", call)

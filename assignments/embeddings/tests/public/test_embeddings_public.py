@@ -68,6 +68,9 @@ def test_svd_shape_and_unit_rows(student):
     # 1e-10: dividing by the norm leaves lengths 1 within a few ulps
     expect_close(np.linalg.norm(np.asarray(got, dtype=float), axis=1), np.ones(5),
                  "the row lengths of svd_embeddings(M, 2)", atol=1e-10, hint="Divide each row by its length.")
+    rank = int(np.linalg.matrix_rank(np.asarray(got, dtype=float), tol=1e-6))
+    expect_true(rank == 2, f"svd_embeddings(M, 2): your 5 rows span {rank} dimension(s), not 2: the two columns "
+                "are the two strongest directions of M, independent of each other.")
 
 
 def test_cosine_example(student):
