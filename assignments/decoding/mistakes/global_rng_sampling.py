@@ -1,0 +1,14 @@
+"""sampling with the global random generator instead of the one given.
+
+Two runs with the same seeded generator drew different tokens once the global random state changed: your draws
+ignore `generator` (torch.multinomial(probs, 1) without generator=, or torch.rand without it). Pass
+generator=generator to every random call, so a seed fixes the result whatever else used the global generator.
+"""
+CAUGHT_BY = ["hidden/test_sampling.py::test_generator_reproducible"]
+
+
+def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    probs = next_token_probs(logits, temperature, top_k, top_p)
+    if temperature == 0:
+        return probs.argmax(dim=-1)
+    return torch.multinomial(probs, 1)[:, 0]

@@ -1,0 +1,76 @@
+"""Grader-side helpers for the decoding hidden tests (never shipped to students).
+
+The model is plain data (a dict of float64 tensors), so the grader builds it,
+sends the same dict to the student's worker, and runs the reference on it
+here. Generators are the exception: they cannot cross the process boundary, so
+the worker builds them (``worker_helpers.seeded_generator``) and the grader
+passes the handle.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import torch
+
+_HELPERS_FILE = Path(__file__).resolve().parents[1] / "worker_helpers.py"
+_helpers = None
+
+# Statistical bound for frequency tests: each token's frequency over N draws must be within
+# SIGMAS standard deviations sqrt(p (1 - p) / N) of its probability (plus 1/N for rounding).
+# At 6 sigma a correct sampler fails one token with probability about 2e-9.
+SIGMAS = 6.0
+
+
+def helpers():
+    """worker_helpers.py imported on the grader side (record_shapes for replays)."""
+    global _helpers
+    if _helpers is None:
+        spec = importlib.util.spec_from_file_location("_decoding_worker_helpers", _HELPERS_FILE)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _helpers = module
+    return _helpers
+
+
+def params(gen: torch.Generator, vocab: int = 9, d: int = 8, n_layers: int = 2, max_len: int = 24,
+           scale: float = 1.0) -> dict:
+    """Random float64 parameters of the attention-only LM (the handout's layout)."""
+    f64 = torch.float64
+    out = {"embedding": torch.randn(vocab, d, generator=gen, dtype=f64),
+           "positions": 0.5 * torch.randn(max_len, d, generator=gen, dtype=f64)}
+    for layer in range(n_layers):
+        for name in ("w_q", "w_k", "w_v", "w_o"):
+            out[f"layers.{layer}.{name}"] = scale * torch.randn(d, d, generator=gen, dtype=f64) / math.sqrt(d)
+    out["head"] = torch.randn(d, vocab, generator=gen, dtype=f64)
+    return out
+
+
+def tokens(n: int, length: int, vocab: int, gen: torch.Generator) -> torch.Tensor:
+    return torch.randint(vocab, (n, length), generator=gen)
+
+
+def distinct_logits(rows: int, vocab: int, gen: torch.Generator, spread: float = 2.0) -> torch.Tensor:
+    """Float64 logits whose entries differ pairwise by at least 1e-3 (no ties at any threshold)."""
+    out = []
+    for _ in range(rows):
+        base = torch.randperm(vocab, generator=gen).to(torch.float64) * (spread / vocab)
+        out.append(base + 1e-3 * torch.rand(vocab, generator=gen, dtype=torch.float64))
+    return torch.stack(out)
+
+
+def cached_pieces(module, prm: dict, toks: torch.Tensor, chunks: list[int]) -> torch.Tensor:
+    """forward through a fresh module.KVCache, feeding ``chunks`` tokens at a time; the logits concatenated."""
+    n_layers = sum(1 for k in prm if k.endswith(".w_q"))
+    cache = module.KVCache(n_layers, prm["positions"].shape[0])
+    pieces, start = [], 0
+    for size in chunks:
+        pieces.append(torch.as_tensor(module.forward(prm, toks[:, start:start + size], cache)).detach())
+        start += size
+    return torch.cat(pieces, dim=1)
+
+
+def fmt(values) -> str:
+    return "[" + ", ".join(f"{float(v):.4g}" for v in values) + "]"

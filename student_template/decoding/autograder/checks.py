@@ -1,0 +1,254 @@
+"""Checks that explain themselves: what was checked, on what input, expected vs got.
+
+Shared by the hidden tests (grader side) and the public tests (shipped to
+students), so it depends only on torch and NumPy. Every check raises
+:class:`Feedback` (an ``AssertionError``) whose message is written for the
+student; the grader shows that message and nothing else of the test.
+No check uses ``pytest.raises``/``pytest.fail``, so the same checks run under
+Otter, whose runner only catches ``Exception``.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import torch
+
+
+class Feedback(AssertionError):
+    """A failed check; ``str(exc)`` is the message the student sees.
+
+    ``call`` and ``got`` let the grader name the mistake (``autograder/diagnosis.py``):
+    ``call`` says how to repeat the checked call on another implementation (a dict
+    ``{"fn": name, "args": ..., "kwargs": ..., "output": key}`` or a function of the
+    implementation's module), and ``got`` is what the student's code produced: a value,
+    or an :class:`Outcome` when it raised, called a banned function, or returned where
+    it should have raised.
+    """
+
+    def __init__(self, message: str, call: Any = None, got: Any = None) -> None:
+        super().__init__(message)
+        self.call = call
+        self.got = got
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a call did instead of returning the expected value: ``raised``, ``banned`` or ``returned``."""
+
+    kind: str
+    detail: str = ""
+
+    @staticmethod
+    def raised(type_name: str, message: str) -> "Outcome":
+        first = " ".join(str(message).split())[:300]
+        return Outcome("raised", f"{type_name}: {first}")
+
+    @staticmethod
+    def banned(names: list[str]) -> "Outcome":
+        """The banned functions a call used (the worker and the diagnoser both report them sorted)."""
+        return Outcome("banned", ", ".join(sorted(set(names))))
+
+
+RETURNED = Outcome("returned")  # the call returned normally where an exception was expected
+
+
+@contextmanager
+def replay(call: Any) -> Iterator[None]:
+    """Attach ``call`` to any check (or error of the student's code) failing inside the block.
+
+    For tests whose checked value comes from several calls (a model built, trained, then
+    queried): ``call(module)`` repeats the whole thing on another implementation and
+    returns the value the failing check looked at.
+    """
+    try:
+        yield
+    except Feedback as exc:
+        if exc.call is None:
+            exc.call = call
+        raise
+
+
+def describe(x: Any) -> str:
+    """A short description of an input: "shape (4, 7), float32"."""
+    if isinstance(x, torch.Tensor):
+        return f"shape {tuple(x.shape)}, {str(x.dtype).replace('torch.', '')}"
+    if isinstance(x, np.ndarray):
+        return f"array of shape {x.shape}, {x.dtype}"
+    return type(x).__name__
+
+
+def to_tensor(x: Any, what: str) -> torch.Tensor:
+    if isinstance(x, torch.Tensor):
+        return x
+    if isinstance(x, np.ndarray) or isinstance(x, (int, float, np.generic)):
+        return torch.as_tensor(np.asarray(x))
+    if isinstance(x, (list, tuple)):
+        try:
+            return torch.as_tensor(np.asarray(x, dtype=float))
+        except (ValueError, TypeError):
+            pass
+    raise Feedback(f"{what}: expected a tensor or array, got {type(x).__name__}")
+
+
+def _fmt_row(t: torch.Tensor, limit: int = 6, digits: int = 4) -> str:
+    flat = t.reshape(-1)
+    items = [f"{v:.{digits}g}" if not isinstance(v, bool) else str(v) for v in flat[:limit].tolist()]
+    return "[" + ", ".join(items) + (", ...]" if flat.numel() > limit else "]")
+
+
+def distinct_digits(want: Any, got: Any) -> tuple[str, str]:
+    """``want`` and ``got`` (numbers or rows) printed with just enough digits to tell them apart.
+
+    "expected 0.96, got 0.96" helps nobody: 4 significant digits, more until the two differ (17 at most).
+    """
+    for digits in (4, 6, 8, 10, 12, 17):
+        if isinstance(want, torch.Tensor):
+            a, b = _fmt_row(want, digits=digits), _fmt_row(got, digits=digits)
+        else:
+            a, b = f"{float(want):.{digits}g}", f"{float(got):.{digits}g}"
+        if a != b:
+            break
+    return a, b
+
+
+def expect_shape(got: Any, shape: tuple, what: str) -> None:
+    t = to_tensor(got, what)
+    if tuple(t.shape) != tuple(shape):
+        raise Feedback(f"{what}: expected shape {tuple(shape)}, got {tuple(t.shape)}.")
+
+
+def expect_dtype(got: Any, dtype: Any, what: str, call: Any = None) -> None:
+    t = to_tensor(got, what)
+    if t.dtype != dtype:
+        raise Feedback(
+            f"{what}: expected dtype {str(dtype).replace('torch.', '')}, got {str(t.dtype).replace('torch.', '')}.",
+            call,
+            got,
+        )
+
+
+def expect_close(
+    got: Any,
+    want: Any,
+    what: str,
+    atol: float = 1e-6,
+    rtol: float = 0.0,
+    hint: str = "",
+    call: tuple | None = None,
+    check_dtype: bool = False,
+) -> None:
+    """``got`` equals ``want`` within ``atol + rtol*|want|`` everywhere, same shape; NaN only where expected."""
+    g = to_tensor(got, what)
+    w = to_tensor(want, what)
+    if tuple(g.shape) != tuple(w.shape):
+        raise Feedback(f"{what}: expected shape {tuple(w.shape)}, got {tuple(g.shape)}." + _hint(hint), call, got)
+    if check_dtype and g.dtype != w.dtype:
+        raise Feedback(
+            f"{what}: expected dtype {str(w.dtype).replace('torch.', '')}, got {str(g.dtype).replace('torch.', '')}.",
+            call,
+            got,
+        )
+    if g.dtype == torch.bool or w.dtype == torch.bool:
+        bad = (g.to(torch.bool) != w.to(torch.bool)).reshape(g.shape or (1,))
+        if bad.any():
+            idx = tuple(int(i) for i in bad.nonzero()[0])
+            raise Feedback(
+                f"{what}: {int(bad.sum())} of {bad.numel()} entries are wrong, the first at index {idx} "
+                f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])})." + _hint(hint),
+                call,
+                got,
+            )
+        return
+    g64 = g.detach().to(torch.float64).reshape(g.shape or (1,))  # 0-d values compare as 1-element vectors
+    w64 = w.detach().to(torch.float64).reshape(w.shape or (1,))
+    nan_g, nan_w = torch.isnan(g64), torch.isnan(w64)
+    if (nan_g & ~nan_w).any():
+        idx = tuple(int(i) for i in (nan_g & ~nan_w).nonzero()[0])
+        raise Feedback(
+            f"{what}: your result has NaN at index {idx} ({int((nan_g & ~nan_w).sum())} NaN entries in all) "
+            "where a number was expected." + _hint(hint),
+            call,
+            got,
+        )
+    both_inf = torch.isinf(g64) & torch.isinf(w64) & (torch.sign(g64) == torch.sign(w64))
+    err = (g64 - w64).abs().masked_fill(both_inf | (nan_g & nan_w), 0.0)
+    err = torch.nan_to_num(err, nan=float("inf"))
+    allowed = atol + rtol * w64.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
+    bad = err > allowed
+    if bad.any():
+        first = tuple(int(i) for i in bad.nonzero()[0])
+        row = first[:-1] if len(first) > 1 else first
+        where = f"row {row if len(row) != 1 else row[0]}" if len(first) > 1 else f"index {first[0]}"
+        detail = ""
+        if len(first) > 1:
+            detail = f" In {where}: expected {_fmt_row(w64[row])}, got {_fmt_row(g64[row])}."
+        shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
+        detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
+        raise Feedback(
+            f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
+            f"tolerance {atol:.0e}{f' + {rtol:.0e}·|expected|' if rtol else ''}; "
+            f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}" + _hint(hint),
+            call,
+            got,
+        )
+
+
+def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = None, call: Any = None) -> None:
+    """Within each row (last dim), a clearly larger score gets a strictly larger weight, as softmax gives.
+
+    A property a do-nothing answer fails: uniform weights give equal weights to different scores.
+    Pairs whose scores differ by less than 0.01, blocked keys and weights below 1e-30 (underflow) are skipped.
+    """
+    s = to_tensor(scores, what).detach().double()
+    w = to_tensor(weights, what).detach().double()
+    if tuple(s.shape) != tuple(w.shape):
+        raise Feedback(f"{what}: expected shape {tuple(s.shape)}, got {tuple(w.shape)}.", call, weights)
+    pair = (s.unsqueeze(-1) - s.unsqueeze(-2)) > 1e-2  # [..., i, j]: score i clearly above score j
+    if blocked is not None:
+        free = ~torch.as_tensor(blocked, dtype=torch.bool).expand(s.shape)
+        pair &= free.unsqueeze(-1) & free.unsqueeze(-2)
+    higher, lower = w.unsqueeze(-1).expand(pair.shape), w.unsqueeze(-2).expand(pair.shape)
+    bad = pair & ((higher < lower) | ((higher == lower) & (higher > 1e-30)))
+    if bad.any():
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        row, i, j = idx[:-2], idx[-2], idx[-1]
+        where = f"row {row if len(row) != 1 else row[0]}" if row else "the row"
+        raise Feedback(
+            f"{what}: in {where}, entry {i} has a larger score than entry {j} "
+            f"({float(s[(*row, i)]):.4g} > {float(s[(*row, j)]):.4g}) but not a larger weight "
+            f"({float(w[(*row, i)]):.4g} vs {float(w[(*row, j)]):.4g}). Softmax keeps the order of the scores: "
+            "exp is increasing, so a larger score always gets a larger weight.",
+            call,
+            weights,
+        )
+
+
+def expect_true(condition: Any, message: str, call: tuple | None = None, got: Any = None) -> None:
+    if not bool(condition):
+        raise Feedback(message, call, got)
+
+
+def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any = None) -> None:
+    """``fn()`` raises one of ``exc_types`` (by class name, so it works across the process boundary)."""
+    names = {t if isinstance(t, str) else t.__name__ for t in exc_types}
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - we inspect what the student raised
+        text = str(exc)
+        if type(exc).__name__ in names or any(f"raised {n}" in text for n in names):
+            return
+        got = getattr(exc, "got", None)
+        if not isinstance(got, Outcome):
+            got = Outcome.raised(type(exc).__name__, text)
+        if call is None:
+            call = getattr(exc, "call", None)  # the seam attaches one to a failing top-level call
+        raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
+    raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
+
+
+def _hint(hint: str) -> str:
+    return f" {hint}" if hint else ""

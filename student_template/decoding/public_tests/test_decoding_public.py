@@ -1,0 +1,128 @@
+"""Public tests for decoding.py: run them with `pytest` in this folder.
+
+The handout's worked examples, in a few seconds. Passing them is a good sign,
+not a guarantee: the grader also checks many random logits against the exact
+distributions, the frequencies of thousands of seeded draws, the cache step by
+step, the shapes of the attention your cached steps compute, and generation
+against a reference.
+"""
+
+import math
+import types
+
+import torch
+
+from autograder.checks import expect_close, expect_shape, expect_true
+
+LOGITS = torch.tensor([[2.0, 1.0, 0.0, -1.0]], dtype=torch.float64)           # (1, 4) the handout's example
+
+
+def _generator(student, seed):
+    """A seeded torch.Generator where your code runs (in the grader, that is another process)."""
+    if isinstance(student, types.ModuleType):
+        return torch.Generator().manual_seed(seed)
+    return student.helper("seeded_generator", seed)
+
+
+def _softmax(x):
+    e = [math.exp(v) for v in x]
+    return [v / sum(e) for v in e]
+
+
+def test_probs_worked_example(student):
+    """next_token_probs: the handout's example, logits [2, 1, 0, -1]"""
+    p = _softmax([2, 1, 0, -1])                                                  # 0.644, 0.237, 0.087, 0.032
+    half = _softmax([4, 2, 0, -2])                                               # temperature 0.5 doubles the logits
+    cases = {
+        "temperature=1": ({}, p),
+        "temperature=0.5": ({"temperature": 0.5}, half),
+        "temperature=0 (greedy)": ({"temperature": 0.0}, [1.0, 0.0, 0.0, 0.0]),
+        "top_k=2": ({"top_k": 2}, [p[0] / (p[0] + p[1]), p[1] / (p[0] + p[1]), 0.0, 0.0]),
+        # the mass before token 2 is 0.881 < 0.9, so token 2 (which crosses 0.9) is kept
+        "top_p=0.9": ({"top_p": 0.9}, [q / (p[0] + p[1] + p[2]) for q in p[:3]] + [0.0]),
+    }
+    for label, (kwargs, want) in cases.items():
+        got = student.next_token_probs(LOGITS, **kwargs)
+        expect_close(
+            got, torch.tensor([want], dtype=torch.float64), f"next_token_probs([[2, 1, 0, -1]], {label})",
+            atol=1e-12,  # float64 round-off
+            call={"fn": "next_token_probs", "args": (LOGITS,), "kwargs": kwargs},
+            hint="softmax(logits / temperature) first; then keep the top k (or the smallest set of most probable "
+            "tokens whose mass reaches top_p, the crossing token included) and renormalise.",
+        )
+
+
+def test_sample_greedy_and_seeded(student):
+    """sample_next: temperature 0 is the argmax; the same seed gives the same draws"""
+    logits = torch.tensor([[0.1, 3.0, -1.0], [2.0, 0.0, 2.5]], dtype=torch.float64)
+    got = student.sample_next(logits, temperature=0.0)
+    expect_close(got, torch.tensor([1, 2]), "sample_next(logits (2, 3), temperature=0)", atol=0,
+                 hint="Temperature 0 is greedy: the argmax of each row.")
+    many = logits.repeat(200, 1)                                                 # (400, 3)
+    first = student.sample_next(many, temperature=1.5, generator=_generator(student, 7))
+    again = student.sample_next(many, temperature=1.5, generator=_generator(student, 7))
+    expect_shape(first, (400,), "sample_next(logits (400, 3), ...): one token per row")
+    expect_true(
+        bool(torch.equal(torch.as_tensor(first), torch.as_tensor(again))),
+        "sample_next(..., generator=torch.Generator().manual_seed(7)) twice gave different tokens: draw only with "
+        "the generator you are given (torch.multinomial(probs, 1, generator=generator)).",
+    )
+
+
+def test_causal_mask_with_cache(student):
+    """causal_mask: the last n_q of n_k positions; one query against a cache blocks nothing"""
+    cases = {
+        (3, 3): [[0, 1, 1], [0, 0, 1], [0, 0, 0]],
+        (1, 4): [[0, 0, 0, 0]],
+        (2, 4): [[0, 0, 0, 1], [0, 0, 0, 0]],
+    }
+    for (n_q, n_k), want in cases.items():
+        expect_close(
+            student.causal_mask(n_q, n_k), torch.tensor(want, dtype=torch.bool), f"causal_mask({n_q}, {n_k})",
+            atol=0, call={"fn": "causal_mask", "args": (n_q, n_k), "kwargs": {}},
+            hint="Query i is at position n_k - n_q + i: block the keys AFTER it (key index > that position).",
+        )
+
+
+def _params(vocab=7, d=8, n_layers=2, max_len=16, gen=None):
+    """Random float64 parameters in the handout's layout."""
+    params = {"embedding": torch.randn(vocab, d, generator=gen, dtype=torch.float64),
+              "positions": 0.5 * torch.randn(max_len, d, generator=gen, dtype=torch.float64)}
+    for layer in range(n_layers):
+        for name in ("w_q", "w_k", "w_v", "w_o"):
+            params[f"layers.{layer}.{name}"] = torch.randn(d, d, generator=gen, dtype=torch.float64) / math.sqrt(d)
+    params["head"] = torch.randn(d, vocab, generator=gen, dtype=torch.float64)
+    return params
+
+
+def test_cached_forward_equals_recompute(student, gen):
+    """forward: a prompt and then one token at a time through a KVCache equals one pass over everything"""
+    params = _params(gen=gen)
+    tokens = torch.randint(7, (2, 6), generator=gen)
+    full = student.forward(params, tokens)                                       # (2, 6, 7)
+    expect_shape(full, (2, 6, 7), "forward(params, tokens (2, 6)) with vocabulary 7")
+    cache = student.KVCache(2, 16)
+    pieces = [student.forward(params, tokens[:, :3], cache)]                    # the prompt: positions 0..2
+    for t in range(3, 6):
+        pieces.append(student.forward(params, tokens[:, t:t + 1], cache))       # one new position each
+    expect_close(
+        torch.cat([torch.as_tensor(p).detach() for p in pieces], dim=1), torch.as_tensor(full).detach(),
+        "forward(params, tokens[:, :3], cache), then tokens 3, 4, 5 one at a time, against forward(params, tokens)",
+        atol=1e-10,  # float64 round-off
+        hint="A cached step: position t0 = len(cache) (not 0), its keys/values appended ONCE with cache.update, "
+        "its query attending to everything update returns, mask causal_mask(T, t0 + T).",
+    )
+
+
+def test_generate_cache_equals_recompute(student, gen):
+    """generate: greedy with and without the cache gives the same tokens and logits"""
+    params = _params(gen=gen)
+    prompt = torch.randint(7, (2, 3), generator=gen)
+    tokens, logits = student.generate(params, prompt, 5, temperature=0.0, use_cache=True)
+    tokens_nc, logits_nc = student.generate(params, prompt, 5, temperature=0.0, use_cache=False)
+    expect_shape(tokens, (2, 8), "generate(params, prompt (2, 3), n_new=5): the tokens")
+    expect_shape(logits, (2, 5, 7), "generate(params, prompt (2, 3), n_new=5): the logits of the 5 steps")
+    expect_close(tokens, tokens_nc, "generate(..., temperature=0): tokens with the cache vs without", atol=0,
+                 hint="With and without the cache the model computes the same function.")
+    expect_close(logits, logits_nc, "generate(..., temperature=0): logits with the cache vs without",
+                 atol=1e-10)  # float64 round-off
