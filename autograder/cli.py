@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -168,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return bench_main(argv[1:])
     args = build_parser().parse_args(argv)
+    # The operator's log (stderr), kept apart from what students see (results.json).
+    logging.basicConfig(level=logging.INFO, format="[grader] %(message)s", stream=sys.stderr)
     try:
         return args.func(args)
     except ConfigError as exc:

@@ -8,6 +8,7 @@ is gone.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -19,12 +20,16 @@ from typing import Any
 
 import pytest
 
+from .banned import scan_source
 from .config import Assignment
 from .results import failure_document, results_document, write_results
-from .sandbox import running_as_root
+from .sandbox import isolation_summary
 from .scoring import ScoringPlugin
 from .seam import RemoteStudent
-from .submission import SubmissionProblem, find_submission_file, normalise_source
+from .submission import SubmissionProblem, UnpackBudget, find_submission_file, normalise_source
+
+log = logging.getLogger("autograder.grade")
+RESERVE_BYTES = 2 * 1024 * 1024  # kept free beside the results file, so a full disk cannot stop the final write
 
 PLACEHOLDER = (
     "Grading did not finish. If this message stays, the grader stopped before writing results "
@@ -83,8 +88,10 @@ def grade_submission(
     catalogued mistake against the tests that claim to catch it, not the whole suite.
     """
     started = time.monotonic()
+    reserve = None
     if results_path is not None:
         write_results(results_path, failure_document(PLACEHOLDER))
+        reserve = _reserve_space(Path(results_path).parent)
     import torch
 
     torch.set_num_threads(1)  # Gradescope gives half a CPU; the references and the diagnosis are small
@@ -92,21 +99,27 @@ def grade_submission(
     student = None
     try:
         try:
-            found, note = find_submission_file(Path(upload), assignment.submit_file, workdir)
+            # One budget for the whole submission: unpacking gets at most a tenth of the run.
+            budget = UnpackBudget(deadline=started + min(30.0, assignment.run_timeout / 10))
+            found, note = find_submission_file(Path(upload), assignment.submit_file, workdir, budget)
             normalised = workdir / assignment.submit_file
             normalise_source(found, normalised)
         except SubmissionProblem as exc:
             document = failure_document(f"Score 0: {exc}", time.monotonic() - started)
-            return _finish(results_path, document, [])
+            return _finish(results_path, document, [], reserve)
 
-        student = RemoteStudent(assignment.module, normalised, assignment.helpers, list(assignment.banned), zygote=zygote)
+        static_banned = scan_source(normalised.read_text(encoding="utf-8"), assignment.banned)
+        student = RemoteStudent(
+            assignment.module,
+            normalised,
+            assignment.helpers,
+            list(assignment.banned),
+            zygote=zygote,
+            static_banned=static_banned,
+        )
+        student.run_deadline = started + assignment.run_timeout  # the import counts against the whole run too
         messages = [note] if note else []
-        if not running_as_root():
-            print(
-                "[grader] not running as root: student code runs in a separate, limited process, "
-                "but as the same user (no user switch); grade as root for full isolation.",
-                file=sys.stderr,
-            )
+        log.info(isolation_summary(zygote.user if zygote is not None else None))
         load_error = student.load()
         if load_error:
             messages.append(load_error)
@@ -138,23 +151,43 @@ def grade_submission(
         messages.insert(0, summary)
         extra = {"config_errors": plugin.config_errors} if plugin.config_errors else None
         document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra, assignment=assignment)
-        return _finish(results_path, document, plugin.config_errors)
+        return _finish(results_path, document, plugin.config_errors, reserve)
     except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result
         import traceback
 
         traceback.print_exc()
+        if student is not None:  # every student process is gone before the results are written
+            student.close()
+            student = None
         document = failure_document(
             f"Score 0: the grader hit an internal error ({type(exc).__name__}). Course staff can see the details in the log.",
             time.monotonic() - started,
         )
-        return _finish(results_path, document, [f"internal error: {exc}"])
+        return _finish(results_path, document, [f"internal error: {exc}"], reserve)
     finally:
         if student is not None:
             student.close()
         shutil.rmtree(workdir, ignore_errors=True)
+        if reserve is not None:
+            reserve.unlink(missing_ok=True)
 
 
-def _finish(results_path: Path | None, document: dict, config_errors: list[str]) -> Grade:
+def _reserve_space(folder: Path) -> Path | None:
+    """Hold ``RESERVE_BYTES`` of real disk beside the results (released just before the final write)."""
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".reserve-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"\0" * RESERVE_BYTES)
+            f.flush()
+            os.fsync(f.fileno())
+        return Path(name)
+    except OSError:
+        return None
+
+
+def _finish(results_path: Path | None, document: dict, config_errors: list[str], reserve: Path | None = None) -> Grade:
+    if reserve is not None:
+        reserve.unlink(missing_ok=True)
     if results_path is not None:
         write_results(results_path, document)
     return Grade(document, config_errors)

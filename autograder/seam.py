@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .banned import describe as describe_banned
 from .checks import Feedback, Outcome
-from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerTimeout, Zygote
+from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from .worker import ops, wire
 
 
@@ -66,8 +67,12 @@ class RemoteStudent:
         limits: Limits = Limits(),
         load_timeout: float = 120.0,
         zygote: Zygote | None = None,
+        static_banned: dict | None = None,
     ) -> None:
         self.zygote = zygote
+        # {top-level name: {banned name: (line, as written)}} from banned.scan_source: the second
+        # signal, which the student's code cannot switch off from inside the worker.
+        self.static_banned = static_banned or {}
         self.module_name = module_name
         self.student_file = Path(student_file)
         self.helpers_file = helpers_file
@@ -88,7 +93,11 @@ class RemoteStudent:
     # -- worker management -----------------------------------------------------
     def _ensure_worker(self) -> Worker:
         if self.load_error:
-            raise StudentCodeError(self.load_error)
+            # The full reason is the results page's top message; repeating it in every test
+            # would multiply whatever the student's code printed or raised.
+            raise StudentCodeError(
+                f"{self.module_name}.py could not be imported, so this test could not run (the reason is at the top)."
+            )
         if self.worker is not None and self.worker.alive():
             return self.worker
         if self.worker is not None:
@@ -98,15 +107,26 @@ class RemoteStudent:
         self.generation += 1
         self.starts += 1
         try:
-            answer = self.worker.request({"op": "load"}, time.monotonic() + self.load_timeout)
-        except (WorkerDied, WorkerTimeout, WorkerMemory) as exc:
+            answer = self.worker.request({"op": "load"}, min(time.monotonic() + self.load_timeout, self.run_deadline))
+        except (WorkerDied, WorkerTimeout, WorkerMemory, WorkerProtocol) as exc:
             self.load_error = f"{self.module_name}.py could not be imported: " + _worker_failure(exc, self.limits)
             raise StudentCodeError(self.load_error) from None
         if "error" in answer:
             self.worker.kill()
             self.load_error = f"{self.module_name}.py could not be imported: " + _format_error(answer["error"])
             raise StudentCodeError(self.load_error)
-        self.names = wire.decode(answer["ok"])["names"]
+        try:
+            names = wire.decode(answer["ok"])["names"]
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise TypeError
+        except (TypeError, KeyError, wire.WireError, IndexError):
+            self.worker.kill()
+            self.load_error = (
+                f"{self.module_name}.py could not be graded: its worker answered the grader with something no "
+                "honest worker sends (does your code write to the grader's pipes or replace its modules?)"
+            )
+            raise StudentCodeError(self.load_error) from None
+        self.names = [n[:200] for n in names[:10000]]
         return self.worker
 
     def load(self) -> str | None:
@@ -163,13 +183,26 @@ class RemoteStudent:
             if not label.startswith("grader helper"):  # a helper is ours: one slow run must not poison the rest
                 self.timed_out.add(label.split("(")[0])
             raise StudentCodeError(f"{label} did not finish within the time limit (an infinite loop, or far too slow?)") from None
+        except WorkerProtocol as exc:
+            self.timed_out.add(label.split("(")[0])
+            raise StudentCodeError(
+                f"{label} failed: your code interfered with the grader's channel ({exc}); "
+                "printing is fine, writing to the grader's pipes is not"
+            ) from None
         except (WorkerDied, WorkerMemory) as exc:
             # Like a hang: running it again would only crash again and cost a restart each time.
             if not label.startswith("grader helper"):
                 self.timed_out.add(label.split("(")[0])
             raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits)) from None
-        if answer.get("banned"):
-            got = Outcome.banned(answer["banned"])
+        static = self._static_banned_for(message, via)
+        if answer.get("banned") or static:
+            got = Outcome.banned(sorted(set(answer.get("banned", [])) | set(static)))
+            if static and not answer.get("banned"):
+                raise StudentCodeError(
+                    f"{label} uses {describe_banned(static)}, which this assignment does not allow: write the "
+                    "computation yourself (calling your own functions is fine).",
+                    got=got,
+                )
             raise StudentCodeError(
                 f"{label} called {got.detail}, which this assignment does not allow: write the computation yourself "
                 "(calling your own functions is fine).",
@@ -188,6 +221,13 @@ class RemoteStudent:
             return wire.decode(answer["ok"], resolve)
         except wire.WireError as exc:
             raise StudentCodeError(f"{label} returned something the grader cannot read: {exc}") from None
+
+    def _static_banned_for(self, message: dict, via: RemoteObject | None) -> dict:
+        """What the static scan found in the top-level function or class this call runs."""
+        if message.get("op") not in ("call", "gradients") or via is None:
+            return {}
+        root = via._path.split("(")[0].split(".")[0]
+        return self.static_banned.get(root, {})
 
     def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
@@ -210,10 +250,6 @@ class RemoteStudent:
         if name not in self.names:
             raise StudentCodeError(f"{self.module_name}.py has no `{name}`: define it with exactly that name.")
         return self._ask({"op": "getattr", "ref": 0, "name": name}, name)
-
-    def has(self, name: str) -> bool:
-        self._ensure_worker()
-        return name in self.names
 
     def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
         """Run ``target(*args, **kwargs)`` in the worker and return gradients (see ``ops.gradients``)."""
@@ -297,8 +333,8 @@ def _worker_failure(exc: Exception, limits: Limits) -> str:
     if isinstance(exc, WorkerTimeout):
         return "it did not finish within the time limit"
     if isinstance(exc, WorkerMemory):
-        return (
-            f"it used more than {limits.rss_mb} MB of memory or started more than "
-            f"{limits.max_processes} processes, and was stopped"
-        )
+        detail = str(exc) or f"used more than {limits.rss_mb} MB of memory or started more than {limits.max_processes} processes"
+        return f"it {detail}, and was stopped"
+    if isinstance(exc, WorkerProtocol):
+        return f"it interfered with the grader's channel ({exc})"
     return str(exc) or "the process stopped"

@@ -4,19 +4,27 @@ Uploads come as the file itself, a folder (Gradescope's ``submission/``), a
 zip (with or without a folder inside, with macOS ``__MACOSX`` junk), or a
 folder holding such a zip. Only the one contract file is ever used; nothing
 else in the upload is imported or even copied.
+
+Reading an upload never follows a link: symbolic links in folders and zips,
+FIFOs and devices are skipped (and the student is told), every file is opened
+with ``O_NOFOLLOW`` and checked to be a regular file, and unpacking writes only
+``.py`` and ``.zip`` members under the unpack folder. One :class:`UnpackBudget`
+covers the whole upload (bytes, files, nesting depth and time), counted from
+the moment grading starts.
 """
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
+import stat
 import tempfile
+import time
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_FILE_BYTES = 1024 * 1024
-MAX_ZIP_MEMBERS = 2000
-MAX_ZIP_BYTES = 50 * 1024 * 1024
 JUNK_PARTS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git"}
 
 
@@ -24,58 +32,139 @@ class SubmissionProblem(Exception):
     """The upload cannot be graded; the message tells the student what to do."""
 
 
+@dataclass
+class UnpackBudget:
+    """Limits for the whole upload, nested zips included."""
+
+    deadline: float = field(default_factory=lambda: time.monotonic() + 30)
+    max_bytes: int = 50 * 1024 * 1024  # extracted, all archives together
+    max_files: int = 2000  # files seen, all archives together
+    max_depth: int = 2  # a zip inside a zip, no deeper
+    used_bytes: int = 0
+    used_files: int = 0
+    ignored: list[str] = field(default_factory=list)  # what was skipped, for the student
+
+    def count(self, n_bytes: int = 0, n_files: int = 0) -> None:
+        self.used_bytes += n_bytes
+        self.used_files += n_files
+        if self.used_bytes > self.max_bytes or self.used_files > self.max_files:
+            raise SubmissionProblem(
+                f"the upload unpacks to more than {self.max_files} files or {self.max_bytes // 2**20} MB; "
+                "upload just the .py file."
+            )
+        if time.monotonic() > self.deadline:
+            raise SubmissionProblem("unpacking the upload took too long; upload just the .py file.")
+
+    def ignore(self, what: str) -> None:
+        if len(self.ignored) < 20:
+            self.ignored.append(what)
+
+
 def _is_junk(path: Path) -> bool:
     return any(part in JUNK_PARTS for part in path.parts) or path.name.startswith("._")
 
 
-def _extract_zip(archive: Path, into: Path) -> None:
+def _wanted(name: str) -> bool:
+    return name.lower().endswith((".py", ".zip"))
+
+
+def _extract_zip(archive: Path, into: Path, budget: UnpackBudget) -> None:
+    """Extract the .py and .zip members of ``archive`` into ``into``; links and escapes are skipped."""
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
-            if len(members) > MAX_ZIP_MEMBERS or sum(m.file_size for m in members) > MAX_ZIP_BYTES:
-                raise SubmissionProblem(f"{archive.name} is too large to unpack; upload just the .py file.")
+            budget.count(n_files=len(members))
+            root = into.resolve()
             for m in members:
-                target = (into / m.filename).resolve()
-                if not str(target).startswith(str(into.resolve())) or m.is_dir():
-                    continue  # skip folders and anything trying to escape (zip slip)
-                if _is_junk(Path(m.filename)):
+                mode = m.external_attr >> 16
+                name = m.filename
+                if stat.S_ISLNK(mode):
+                    budget.ignore(f"{name} (a link)")
+                    continue
+                if m.is_dir() or _is_junk(Path(name)) or not _wanted(name):
+                    continue
+                target = (into / name).resolve()
+                if root not in target.parents:
+                    budget.ignore(f"{name} (points outside the upload)")
+                    continue
+                limit = MAX_FILE_BYTES + 1 if name.lower().endswith(".py") else budget.max_bytes
+                if m.file_size > limit:
+                    budget.ignore(f"{name} (too large)")
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(m) as src, open(target, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                with zf.open(m) as src, os.fdopen(fd, "wb") as dst:
+                    while True:
+                        chunk = src.read(1 << 16)
+                        if not chunk:
+                            break
+                        budget.count(n_bytes=len(chunk))
+                        dst.write(chunk)
+    except SubmissionProblem:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
         raise SubmissionProblem(f"{archive.name} is not a readable zip file ({exc}); upload the .py file instead.") from None
 
 
-def _candidates(root: Path, workdir: Path, depth: int = 0) -> list[Path]:
-    """Every file in the upload, zips unpacked (one level of zip inside a zip)."""
+def _regular_files(root: Path, budget: UnpackBudget) -> list[Path]:
+    """Every regular file under ``root`` (itself if it is one), never following links."""
+    if root.is_file() and not root.is_symlink():
+        return [root]
+    found = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in sorted(dirs):
+            if os.path.islink(os.path.join(folder, name)):
+                budget.ignore(f"{Path(folder, name).relative_to(root)} (a link)")
+        for name in sorted(files):
+            path = Path(folder, name)
+            budget.count(n_files=1)
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                budget.ignore(f"{path.relative_to(root)} (a link)")
+            elif not stat.S_ISREG(info.st_mode):
+                budget.ignore(f"{path.relative_to(root)} (not a regular file)")
+            else:
+                found.append(path)
+    return found
+
+
+def _candidates(root: Path, workdir: Path, budget: UnpackBudget, depth: int = 0) -> list[Path]:
+    """Every regular file in the upload, zips unpacked (one level of zip inside a zip)."""
     files: list[Path] = []
-    paths = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-    for p in paths:
+    for p in _regular_files(root, budget):
         if _is_junk(p.relative_to(root) if root.is_dir() else Path(p.name)):
             continue
-        if p.suffix.lower() == ".zip" and depth < 2:
+        if p.suffix.lower() == ".zip":
+            if depth >= budget.max_depth:
+                budget.ignore(f"{p.name} (a zip nested too deeply)")
+                continue
             into = Path(tempfile.mkdtemp(dir=workdir, prefix="zip-"))
-            _extract_zip(p, into)
-            files.extend(_candidates(into, workdir, depth + 1))
+            _extract_zip(p, into, budget)
+            files.extend(_candidates(into, workdir, budget, depth + 1))
         else:
             files.append(p)
     return files
 
 
-def find_submission_file(upload: Path, filename: str, workdir: Path) -> tuple[Path, str | None]:
+def find_submission_file(
+    upload: Path, filename: str, workdir: Path, budget: UnpackBudget | None = None
+) -> tuple[Path, str | None]:
     """Return (the file to grade, a note for the student or None).
 
     Looks for ``filename`` exactly, then case-insensitively, then a browser
     duplicate such as ``attention (1).py``; the shallowest match wins.
     Raises :class:`SubmissionProblem` with a list of what was found otherwise.
     """
+    budget = budget or UnpackBudget()
     upload = Path(upload)
     if not upload.exists():
         raise SubmissionProblem(f"nothing was uploaded (no {upload}).")
-    files = _candidates(upload, workdir)
+    files = _candidates(upload, workdir, budget)
+    notes = []
+    if budget.ignored:
+        notes.append("Ignored in the upload: " + ", ".join(budget.ignored) + ".")
     if not files:
-        raise SubmissionProblem(f"the upload is empty: submit your {filename}.")
+        raise SubmissionProblem(" ".join([f"the upload is empty: submit your {filename}.", *notes]))
     stem = Path(filename).stem
     duplicate = re.compile(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.py$", re.IGNORECASE)
     rules = [
@@ -90,19 +179,33 @@ def find_submission_file(upload: Path, filename: str, workdir: Path) -> tuple[Pa
         found = sorted((p for p in files if matches(p)), key=lambda p: (len(p.parts), str(p)))
         if found:
             chosen = found[0]
-            return chosen, note.format(found=chosen.name, filename=filename) if note else None
+            if note:
+                notes.insert(0, note.format(found=chosen.name, filename=filename))
+            return chosen, " ".join(notes) or None
     listing = ", ".join(sorted({p.name for p in files})[:20])
     raise SubmissionProblem(
-        f"no file named {filename} was found in the upload. Found: {listing}. "
-        f"Upload your {filename} (the file from the handout, with that exact name)."
+        " ".join(
+            [
+                f"no file named {filename} was found in the upload. Found: {listing}. "
+                f"Upload your {filename} (the file from the handout, with that exact name).",
+                *notes,
+            ]
+        )
     )
 
 
 def normalise_source(path: Path, out: Path) -> None:
-    """Copy the student's file as UTF-8 with LF line endings and no BOM."""
-    raw = path.read_bytes()
+    """Copy the student's file as UTF-8 with LF line endings and no BOM (never through a link)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise SubmissionProblem(f"{path.name} could not be read ({exc.strerror}); upload the .py file itself.") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise SubmissionProblem(f"{path.name} is not a regular file; upload the .py file itself.")
+        raw = f.read(MAX_FILE_BYTES + 1)
     if len(raw) > MAX_FILE_BYTES:
-        raise SubmissionProblem(f"{path.name} is {len(raw) // 1024} KB; a solution file should be far smaller than 1 MB.")
+        raise SubmissionProblem(f"{path.name} is over 1 MB; a solution file should be far smaller.")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

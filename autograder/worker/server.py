@@ -61,8 +61,6 @@ class Server:
         kwargs = wire.decode(request.get("kwargs", {"__dict__": []}), self.resolve)
         if op == "getattr":
             return getattr(self.resolve(request["ref"], ""), request["name"])
-        if op == "hasattr":
-            return hasattr(self.resolve(request["ref"], ""), request["name"])
         if op == "call":
             return self.resolve(request["ref"], "")(*args, **kwargs)
         if op == "gradients":
@@ -73,9 +71,6 @@ class Server:
             if self.helpers is None:
                 raise wire.WireError("this assignment has no worker helpers")
             return getattr(self.helpers, request["name"])(*args, **kwargs)
-        if op == "release":
-            self.objects.pop(request["ref"], None)
-            return None
         raise wire.WireError(f"unknown request {op!r}")
 
     def answer(self, request: dict) -> dict:
@@ -86,6 +81,7 @@ class Server:
         except BaseException as exc:  # noqa: BLE001 - student code may raise anything, SystemExit included
             body = {"error": describe_exception(exc, self.module_path)}
         body["banned"] = guards.used()
+        body["id"] = request.get("id")
         return body
 
 
@@ -98,7 +94,7 @@ def describe_exception(exc: BaseException, student_file: str) -> dict:
         message = f"{exc.msg} (line {exc.lineno})"
         if exc.text:
             where = [f"line {exc.lineno}: {exc.text.strip()}"]
-    return {"type": type(exc).__name__, "message": message[:2000], "where": where}
+    return {"type": type(exc).__name__[:120], "message": message[:2000], "where": [w[:300] for w in where]}
 
 
 def _warm_up() -> None:
@@ -124,16 +120,11 @@ def _prepare(banned: list[str]) -> None:
     guards.install(banned)
 
 
-def main(module_name: str, module_path: str, helpers_path: str | None, banned: list[str]) -> None:
-    _prepare(banned)
-    serve(module_name, module_path, helpers_path, int(os.environ["KIT_REQUEST_FD"]), int(os.environ["KIT_ANSWER_FD"]))
-
-
 def zygote_main(banned: list[str]) -> None:
     """Import everything once, then fork one fresh worker per request on the control socket.
 
-    Never imports student code itself. Non-dumpable, so a worker (same user)
-    cannot ptrace it to tamper with the workers forked after it.
+    Never imports student code itself. As root it stays root: each forked child
+    isolates itself (:func:`_become_worker`) before it touches the student's file.
     """
     import ctypes
     import json
@@ -141,7 +132,7 @@ def zygote_main(banned: list[str]) -> None:
     import socket
 
     try:
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0: workers cannot ptrace the template
     except (OSError, AttributeError):
         pass
     _prepare(banned)
@@ -165,15 +156,83 @@ def zygote_main(banned: list[str]) -> None:
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 os.dup2(fds[2], 1)
                 os.dup2(fds[2], 2)
-                os.close(fds[2])
-                os.chdir(spec["scratch"])
-                os.environ["HOME"] = os.environ["TMPDIR"] = spec["scratch"]
+                _close_fds_except({0, 1, 2, fds[0], fds[1]})
+                _become_worker(spec)
                 serve(spec["module"], spec["path"], spec["helpers"], fds[0], fds[1])
+            except BaseException:  # noqa: BLE001 - a worker that cannot isolate itself must not run student code
+                traceback.print_exc()
             finally:
                 os._exit(0)
         for fd in fds:
             os.close(fd)
         control.sendall(json.dumps({"pid": pid}).encode())
+
+
+def _close_fds_except(keep: set[int]) -> None:
+    try:
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        open_fds = list(range(3, 1024))
+    for fd in open_fds:
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _become_worker(spec: dict) -> None:
+    """In the forked child, before any student code: private /tmp, the student user, limits."""
+    import ctypes
+    import resource
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    scratch = spec["scratch"]
+    if spec.get("private_tmp"):
+        scratch = _private_tmp(libc, spec["staging"], spec["limits"]["tmp_mb"])
+    uid, gid = spec.get("uid"), spec.get("gid")
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        if os.getuid() == 0 or os.geteuid() == 0:
+            raise RuntimeError("could not leave root")
+        nproc = spec["limits"]["nproc_backstop"]
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: no setuid program can give root back
+    os.nice(spec["limits"]["nice"])
+    os.chdir(scratch)
+    os.environ["HOME"] = os.environ["TMPDIR"] = scratch
+
+
+def _private_tmp(libc, staging: str, tmp_mb: int) -> str:
+    """A mount namespace of its own with small, empty /tmp, /var/tmp and /dev/shm (root only).
+
+    The staging folder (often under /tmp) is bound back at its own path, so paths do not change.
+    Returns the worker's scratch folder (the private /tmp)."""
+    ms_rec, ms_private, ms_bind, ms_nosuid, ms_nodev = 16384, 1 << 18, 4096, 2, 4
+    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+        raise OSError(ctypes_errno(), "unshare(CLONE_NEWNS) failed")
+    libc.mount(b"none", b"/", None, ms_rec | ms_private, None)
+    keep = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
+    sizes = {"/tmp": tmp_mb, "/var/tmp": 16, "/dev/shm": 16}
+    for target, size in sizes.items():
+        if os.path.isdir(target):
+            options = f"size={size}m,mode=1777".encode()
+            if libc.mount(b"tmpfs", target.encode(), b"tmpfs", ms_nosuid | ms_nodev, options) != 0:
+                raise OSError(ctypes_errno(), f"mounting a private {target} failed")
+    if not os.path.isdir(staging):
+        os.makedirs(staging, mode=0o755)
+        if libc.mount(f"/proc/self/fd/{keep}".encode(), staging.encode(), None, ms_bind, None) != 0:
+            raise OSError(ctypes_errno(), "binding the staging folder failed")
+    os.close(keep)
+    return "/tmp"
+
+
+def ctypes_errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
 
 
 def serve(module_name: str, module_path: str, helpers_path: str | None, request_fd: int, answer_fd: int) -> None:

@@ -44,19 +44,6 @@ class WireError(Exception):
     """A value cannot be sent, or a message cannot be read."""
 
 
-class Ref:
-    """A reference to an object that lives in the worker (a module, a model...)."""
-
-    __slots__ = ("ref_id", "type_name")
-
-    def __init__(self, ref_id: int, type_name: str) -> None:
-        self.ref_id = ref_id
-        self.type_name = type_name
-
-    def __repr__(self) -> str:
-        return f"<worker object {self.type_name} #{self.ref_id}>"
-
-
 def _float_out(x: float) -> Any:
     if math.isnan(x):
         return {"__float__": "nan"}
@@ -102,8 +89,6 @@ def encode(value: Any, make_ref=None, _depth: int = 0) -> Any:
         return items if type(value) is list else {"__tuple__": items}
     if isinstance(value, dict):
         return {"__dict__": [[encode(k, make_ref, _depth + 1), encode(v, make_ref, _depth + 1)] for k, v in value.items()]}
-    if isinstance(value, Ref):
-        return {"__ref__": value.ref_id, "type": value.type_name}
     if isinstance(value, torch.dtype):
         return {"__dtype__": str(value).replace("torch.", "")}
     if make_ref is not None:

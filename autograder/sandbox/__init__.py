@@ -1,0 +1,56 @@
+"""The trust boundary: where student code runs, as whom, with what, and how it ends.
+
+What it guarantees (the README's threat model has the long form), on every
+grading path (Gradescope, ``grade``, ``grade-all``, the release self-check),
+because every path starts student code through :class:`Worker`:
+
+* Student code runs only in a worker process, never in the grader that holds
+  the reference, the expected values and the results.
+* As root, the worker runs as an unprivileged user of its own (one per
+  concurrent grader), with no network and a small private /tmp where the
+  platform allows namespaces; the reference, hidden tests, catalogue, zips and
+  caches are made unreadable to it (:func:`protect_secrets`), and its staged
+  files are readable by that one user only. Without root the grader logs that
+  isolation is reduced.
+* The channel to the worker is bounded and validated, with a deadline on every
+  write and read (``channel.py``); a malformed answer is the student's failure.
+* Limits: address space and file size, processes, RSS of all its processes,
+  disk, lower CPU priority; the per-request deadline comes from the caller.
+* Every process of the student is killed, until none is left, before results
+  are written (``proctree.py``).
+
+Parts: ``users`` (accounts, secrets), ``staging`` (the worker's files),
+``proctree`` (finding and killing processes, leftover files), ``channel`` (the
+pipes), ``capture`` (printed output), ``worker`` (the zygote and the worker).
+"""
+
+from .channel import MAX_ANSWER_BYTES
+from .users import STUDENT_USER, protect_secrets, running_as_root, student_user_name
+from .worker import (
+    Limits,
+    Worker,
+    WorkerDied,
+    WorkerMemory,
+    WorkerProtocol,
+    WorkerTimeout,
+    Zygote,
+    isolation_summary,
+    namespaces_available,
+)
+
+__all__ = [
+    "MAX_ANSWER_BYTES",
+    "STUDENT_USER",
+    "Limits",
+    "Worker",
+    "WorkerDied",
+    "WorkerMemory",
+    "WorkerProtocol",
+    "WorkerTimeout",
+    "Zygote",
+    "isolation_summary",
+    "namespaces_available",
+    "protect_secrets",
+    "running_as_root",
+    "student_user_name",
+]

@@ -1,0 +1,159 @@
+"""The grader's end of the pipes to the worker: bounded, with deadlines, validated.
+
+Every write and every read has a deadline (a worker that stops reading, or
+shrinks its pipe, cannot block the grader); answers are read one at a time,
+only while a request is outstanding, so an unrequested flood stays in the
+worker's pipe instead of the grader's memory; an answer not carrying the request's id is dropped, and too many of those, an
+answer larger than ``MAX_ANSWER_BYTES``, or any malformed answer, is a :class:`ChannelViolation`: the student's code interfered with the
+grader's channel. Only validated, plain answers leave this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+from typing import Callable
+
+MAX_REQUEST_BYTES = 64 * 1024 * 1024
+MAX_ANSWER_BYTES = 48 * 1024 * 1024  # the largest honest answer (float64 weights of a 256-token batch) is a few MB
+MAX_DROPPED = 8  # unrequested answers tolerated before the worker is treated as hostile
+TEXT_LIMITS = {"type": 120, "message": 4000, "where_line": 300, "where_lines": 6, "banned": 20}
+
+
+class ChannelTimeout(Exception):
+    """The deadline passed while writing to or reading from the worker."""
+
+
+class ChannelClosed(Exception):
+    """The worker closed its end (it exited or was killed)."""
+
+
+class ChannelViolation(Exception):
+    """The worker sent something no honest worker sends (the message says what)."""
+
+
+def _set_nonblocking(fd: int) -> None:
+    os.set_blocking(fd, False)
+
+
+class Channel:
+    """Request/answer pipes to one worker. ``wait`` is called while waiting (the watchdog)."""
+
+    def __init__(self, request_fd: int, answer_fd: int) -> None:
+        self.request_fd = request_fd
+        self.answer_fd = answer_fd
+        _set_nonblocking(request_fd)
+        _set_nonblocking(answer_fd)
+        self.next_id = 1
+        self.dropped = 0
+        self.closed = False
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for fd in (self.request_fd, self.answer_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    # -- writing -----------------------------------------------------------------
+    def send(self, message: dict, deadline: float, watch: Callable[[], None] = lambda: None) -> int:
+        """Send one request; returns its id. Raises ChannelTimeout / ChannelClosed."""
+        request_id = self.next_id
+        self.next_id += 1
+        body = json.dumps({**message, "id": request_id}, allow_nan=False).encode()
+        if len(body) > MAX_REQUEST_BYTES:
+            raise ValueError(f"request of {len(body)} bytes is larger than the grader allows")
+        data = memoryview(struct.pack("<Q", len(body)) + body)
+        while data:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelTimeout()
+            _, writable, _ = select.select([], [self.request_fd], [], min(remaining, 0.05))
+            watch()
+            if not writable:
+                continue
+            try:
+                written = os.write(self.request_fd, data[: 1 << 16])
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise ChannelClosed() from None
+            data = data[written:]
+        return request_id
+
+    # -- reading -----------------------------------------------------------------
+    def _read(self, n: int, deadline: float, watch: Callable[[], None]) -> bytes:
+        chunks = []
+        while n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelTimeout()
+            readable, _, _ = select.select([self.answer_fd], [], [], min(remaining, 0.05))
+            watch()
+            if not readable:
+                continue
+            try:
+                chunk = os.read(self.answer_fd, min(n, 1 << 20))
+            except BlockingIOError:
+                continue
+            except OSError:
+                raise ChannelClosed() from None
+            if not chunk:
+                raise ChannelClosed()
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def receive(self, request_id: int, deadline: float, watch: Callable[[], None] = lambda: None) -> dict:
+        """The answer to ``request_id``, validated. Raises ChannelTimeout / ChannelClosed / ChannelViolation."""
+        while True:
+            (size,) = struct.unpack("<Q", self._read(8, deadline, watch))
+            if size > MAX_ANSWER_BYTES:
+                raise ChannelViolation(f"an answer of {size} bytes (the limit is {MAX_ANSWER_BYTES // 2**20} MB)")
+            body = self._read(size, deadline, watch)
+            try:
+                answer = json.loads(body)
+            except (ValueError, RecursionError):
+                raise ChannelViolation("an answer that is not valid JSON") from None
+            if isinstance(answer, dict) and answer.get("id") == request_id:
+                return validate_answer(answer)
+            self.dropped += 1
+            if self.dropped > MAX_DROPPED:
+                raise ChannelViolation(f"more than {MAX_DROPPED} answers nobody asked for")
+
+
+def _text(value, limit: int) -> str:
+    if not isinstance(value, str):
+        raise ChannelViolation("an error description that is not text")
+    return value[:limit]
+
+
+def validate_answer(answer: dict) -> dict:
+    """Keep exactly the fields an honest worker sends, with their types and sizes checked."""
+    if set(answer) - {"id", "ok", "error", "banned"} or ("ok" in answer) == ("error" in answer):
+        raise ChannelViolation("an answer with unexpected fields")
+    banned = answer.get("banned", [])
+    if not isinstance(banned, list) or not all(isinstance(b, str) for b in banned):
+        raise ChannelViolation("a malformed list of banned calls")
+    clean: dict = {"banned": [b[:200] for b in banned[: TEXT_LIMITS["banned"]]]}
+    if "ok" in answer:
+        clean["ok"] = answer["ok"]
+        return clean
+    error = answer["error"]
+    if not isinstance(error, dict):
+        raise ChannelViolation("a malformed error description")
+    where = error.get("where", [])
+    if not isinstance(where, list):
+        raise ChannelViolation("a malformed error location")
+    clean["error"] = {
+        "type": _text(error.get("type", "Exception"), TEXT_LIMITS["type"]),
+        "message": _text(error.get("message", ""), TEXT_LIMITS["message"]),
+        "where": [_text(w, TEXT_LIMITS["where_line"]) for w in where[: TEXT_LIMITS["where_lines"]]],
+    }
+    return clean
