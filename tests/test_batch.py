@@ -1,11 +1,14 @@
-"""grade-all on a Gradescope export and a plain folder: results, gradebook, report, resume."""
+"""grade-all on a Gradescope export and a plain folder: results, dashboard, gradebooks, regrade diff, resume."""
 
 import csv
 import json
+import shutil
+import zipfile
 
 from conftest import KIT, reference_source, run_cli, stub_source
 
 from autograder.config import load_assignment
+from autograder.report import mistake_title
 from autograder.selfcheck import read_catalogue, submission_source
 
 METADATA = """\
@@ -20,16 +23,34 @@ submission_1002:
   - :name: Alan Turing
     :sid: '222'
     :email: alan@example.edu
+  :created_at: 2026-11-03 10:00:00.000000000 -08:00
 submission_1003:
   :submitters:
   - :name: Grace Hopper
     :sid: '333'
     :email: grace@example.edu
+  - :name: José Núñez
+    :sid: '444'
+    :email: jose@example.edu
+  :created_at: 2026-11-01 09:00:00.000000000 -08:00
 submission_1004:
   :submitters:
   - :name: Ada Lovelace
     :sid: '111'
     :email: ada@example.edu
+  :created_at: 2026-10-30 10:00:00.000000000 -08:00
+submission_1005:
+  :submitters:
+  - :name: Barbara Liskov
+    :sid: '555'
+    :email: barbara@example.edu
+  :created_at: 2026-11-01 08:00:00.000000000 -08:00
+submission_1006:
+  :submitters:
+  - :name: Edsger Dijkstra
+    :sid: '666'
+    :email: edsger@example.edu
+  :created_at: 2026-11-01 08:00:00.000000000 -08:00
 """
 
 
@@ -38,11 +59,21 @@ def _export(folder, files):
     (folder / "submission_metadata.yml").write_text(METADATA)
     for sid, (name, source) in files.items():
         (folder / sid).mkdir()
-        (folder / sid / name).write_text(source)
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(folder / sid / name, "w") as zf:
+                zf.writestr("attn_final.py", source)
+        else:
+            (folder / sid / name).write_text(source)
     return folder
 
 
-def test_gradescope_export_gradebook_report_and_resume(tmp_path):
+def _csv(path):
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), f"{path.name}: no UTF-8 BOM"
+    return list(csv.DictReader(raw.decode("utf-8-sig").splitlines()))
+
+
+def test_gradescope_export_dashboard_gradebooks_regrade_diff_and_resume(tmp_path):
     assignment = load_assignment("attention", KIT)
     mistake = read_catalogue(assignment, "mistake")[0]
     export = _export(
@@ -50,30 +81,67 @@ def test_gradescope_export_gradebook_report_and_resume(tmp_path):
         {
             "submission_1001": ("attention.py", reference_source("attention")),
             "submission_1002": ("attention.py", stub_source("attention")),
-            "submission_1003": ("attention.py", submission_source(assignment, mistake)),
-            "submission_1004": ("notes.py", "x = 1\n"),
+            "submission_1003": ("attention.py", submission_source(assignment, mistake)),  # a group of two
+            "submission_1004": ("notes.py", "x = 1\n"),  # Ada's earlier upload, superseded by 1001
+            "submission_1005": ("work.zip", reference_source("attention")),  # a zip holding only attn_final.py
+            "submission_1006": ("attention.py", reference_source("attention") + "\ndef broken(:\n    pass\n"),
         },
     )
     out = tmp_path / "out"
-    proc = run_cli("grade-all", "attention", str(export), "--out", str(out))
-    assert proc.returncode == 0, proc.stderr
+    proc = run_cli("grade-all", "attention", str(export), "--out", str(out), "--due", "2026-11-02T00:00:00-08:00", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
     assert "111 appears in 2 submissions" in proc.stderr
-    rows = list(csv.DictReader(open(out / "gradebook.csv")))
-    by_sub = {r["submission"]: r for r in rows}
-    assert by_sub["submission_1001"]["name"] == "Ada Lovelace" and float(by_sub["submission_1001"]["total"]) == 100
-    assert float(by_sub["submission_1002"]["total"]) == 0
-    assert 0 < float(by_sub["submission_1003"]["total"]) < 100
-    assert float(by_sub["submission_1004"]["total"]) == 0
-    assert "also has submission" in by_sub["submission_1001"]["notes"]
+    assert "6/6" in proc.stderr and "7/6" not in proc.stderr, "progress counts each graded submission once"
+
+    rows = _csv(out / "gradebook.csv")
+    by_student = {r["student_id"]: r for r in rows}
+    assert sorted(by_student) == ["111", "222", "333", "444", "555", "666"], "one row per student, the group expanded"
+    assert by_student["111"]["submission"] == "submission_1001" and by_student["111"]["total"] == "100.00"
+    assert "also submission_1004 (0.00)" in by_student["111"]["notes"]
+    assert by_student["222"]["total"] == "0.00" and by_student["222"]["late"] == "yes" and by_student["111"]["late"] == "no"
+    assert 0 < float(by_student["333"]["total"]) < 100 and by_student["333"]["total"] == by_student["444"]["total"]
+    assert by_student["444"]["name"] == "José Núñez"
+    assert by_student["555"]["flags"] == "ungradable zero" and "import-error" in by_student["666"]["flags"]
+    header = list(rows[0])
+    assert all(h.isascii() and len(h) <= 20 for h in header), header
+    function_columns = header[header.index("total") + 1 : header.index("flags")]
+    assert "softmax" in function_columns and "sdpa" in function_columns
+    assert abs(sum(float(by_student["333"][c]) for c in function_columns) - float(by_student["333"]["total"])) < 0.01
+    legend = {r["column"]: r for r in _csv(out / "gradebook_legend.csv")}
+    assert set(function_columns) <= set(legend) and legend["sdpa"]["full_name"].startswith("scaled_dot_product_attention")
+    assert abs(sum(float(legend[c]["max_points"]) for c in function_columns) - 100) < 0.01
+    canvas = _csv(out / "canvas.csv")
+    assert [r["SIS User ID"] for r in canvas] == [r["student_id"] for r in rows]
+
     report = (out / "report.html").read_text()
-    assert "cohort report" in report and "data:image/png;base64" in report
+    attention = report[report.index('<section id="attention">') : report.index("</section>")]
+    for sid in ("submission_1002", "submission_1005", "submission_1006"):
+        assert f'data-sid="{sid}"' in attention, sid
+    assert 'data-sid="submission_1004"' not in attention, "a superseded upload needs no follow-up"
+    assert "attn_final.py" in attention and "SyntaxError" in attention
     doc = json.loads((out / "results" / "submission_1003.json").read_text())
     named = {m for t in doc["tests"] for m in t["extra_data"]["mistakes"]}
-    assert mistake.name in named and mistake.name in report
+    assert mistake.name in named
+    row = report[report.index(f'<tr data-mistake="{mistake.name}">') :].split("</tr>")[0]
+    assert mistake_title(assignment, mistake.name) in row and "<td class=num>2</td>" in row, "two students in the group"
 
-    again = run_cli("grade-all", "attention", str(export), "--out", str(out))
-    assert again.returncode == 0 and "4 submission(s) already graded" in again.stdout
-    assert list(csv.DictReader(open(out / "gradebook.csv"))) == rows, "regrading must be deterministic"
+    # A regrade after a change to the tests: compared with an earlier grading (here, the same
+    # results with one test's points edited), nothing regraded.
+    before = tmp_path / "before"
+    shutil.copytree(out / "results", before / "results")
+    earlier = json.loads((before / "results" / "submission_1001.json").read_text())
+    earlier["tests"][0]["score"] -= 1
+    earlier["score"] -= 1
+    (before / "results" / "submission_1001.json").write_text(json.dumps(earlier))
+    due = ("--due", "2026-11-02T00:00:00-08:00")
+    again = run_cli("grade-all", "attention", str(export), "--out", str(out), *due, "--compare", str(before))
+    assert again.returncode == 0 and "6 submission(s) already graded" in again.stdout, again.stderr[-2000:]
+    assert "1 submission(s) changed (1 up, 0 down)" in again.stdout
+    (change,) = _csv(out / "regrade_diff.csv")
+    assert change["submission"] == "submission_1001" and change["change"] == "+1.00" and change["tests_changed"] == "1"
+    assert earlier["tests"][0]["name"] in change["tests"]
+    assert "Regrade diff (1 changed)" in (out / "report.html").read_text()
+    assert _csv(out / "gradebook.csv") == rows, "regrading must be deterministic"
 
 
 def test_bad_folders_get_clear_messages(tmp_path):
