@@ -57,10 +57,10 @@ SIGNALS: list[tuple[str, re.Pattern, str]] = [
     (
         "attack",
         re.compile(
-            r"interfered with the grader's channel|channel violation|malformed (answer|message)|unrequested|forged|symbolic link|\blinks?\b.*ignored",
+            r"interfered with the grader's channel|channel violation|malformed (answer|message)|unrequested|forged|symbolic link|\(a link\)",
             re.I,
         ),
-        "the grader reported a protocol or upload violation",
+        "the grader reported a channel violation, or links in the upload",
     ),
     ("banned-call", re.compile(r"which this assignment does not allow"), "called a function the assignment bans"),
 ]

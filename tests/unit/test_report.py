@@ -68,6 +68,8 @@ def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
         50, [result("softmax: x", 0, 2, "softmax(x) failed: your code interfered with the grader's channel (bad frame)")]
     )
     assert flags_of(channel) == {"attack"}
+    linked = doc(0, [], "Score 0: no file named attention.py was found.\n\nIgnored in the upload: attention.py (a link).")
+    assert flags_of(linked) == {"attack", "ungradable", "zero"}
     extra = doc(100, [result("softmax: x", 2, 2)], extra={"channel_violations": ["unrequested answer"]})
     assert "channel_violations" in dict(submission_flags(extra))["attack"]
     banned = doc(90, [result("softmax: x", 0, 2, "softmax(x) called torch.softmax, which this assignment does not allow")])
