@@ -4,8 +4,10 @@ When a check fails on a call it describes (``Feedback.call``), the grader
 re-runs that call, on the grader side and on the same inputs, through each
 catalogued wrong solution (``assignments/<a>/mistakes/``: the reference with
 the mistake appended, trusted code). If what the student's code did matches
-what a mistake does, and the reference does otherwise, the feedback names that
-mistake with the lecture's reason.
+what a mistake does, and the reference does otherwise, that mistake is a candidate;
+it is named, with the lecture's reason, only when it is consistent with everything
+the submission did across all its tests (:meth:`Diagnoser.consistent`, applied by
+the scoring plugin when the run ends).
 
 "What it did" is an observation: a value (compared within a tolerance, and by
 dtype when the dtype is all that differs), or an :class:`~autograder.checks.Outcome`:
@@ -61,6 +63,11 @@ class Diagnoser:
         self._modules: dict[str, types.ModuleType] = {}
         self._defines = {e.name: _defined_names(e) for e in self.entries}
         self.spent = 0.0  # CPU seconds of diagnosis so far, for this submission
+        # Across the submission's tests: mistakes whose replay matched what the student's code did, and
+        # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).
+        self.matched: set[str] = set()
+        self.ruled_out: set[str] = set()
+        self._by_name = {e.name: e for e in self.entries}
 
     def _module(self, entry: CatalogueEntry | None) -> types.ModuleType:
         key = entry.name if entry else "__reference__"
@@ -137,6 +144,32 @@ class Diagnoser:
         # when only the dtype tells the mistake apart, the student's dtype must be the mistake's
         return not same_values or self._dtype(got) == self._dtype(wrong)
 
+    def _differs(self, wrong: Any, expected: Any) -> bool:
+        """The mistake's result is not the reference's on these inputs (a value, a dtype or an outcome)."""
+        return not self._close(wrong, expected) or self._dtype(wrong) != self._dtype(expected)
+
+    def consistent(self, names: list[str], passed: set[str]) -> list[str]:
+        """The names among ``names`` that explain everything the submission did across all its tests.
+
+        A mistake is ruled out when its replay, on some failed check, did something wrong that the
+        student's code did not do, or when the student passed a test the mistake is declared to fail
+        (a softmax that passes the large-input tests did not skip the max subtraction).
+        """
+        keep = []
+        for name in names:
+            entry = self._by_name.get(name)
+            if entry is None or name in self.ruled_out or any(key in passed for key in entry.caught_by):
+                continue
+            keep.append(name)
+        return keep
+
+    def explain(self, names: list[str]) -> str:
+        """The feedback for the named mistakes (at most two), or the plain no-match sentence."""
+        if not names:
+            return NO_MATCH
+        entries = [self._by_name[n] for n in names[:2]]
+        return "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries)
+
     def __call__(self, exc: BaseException, test_key: str = "") -> tuple[list[str], str]:
         """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose."""
         call = getattr(exc, "call", None)
@@ -171,7 +204,7 @@ class Diagnoser:
                 continue
             if self._matches(got, wrong, expected):
                 matches.append(entry)
-        if not matches:
-            return [], NO_MATCH
-        text = "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in matches[:2])
-        return [e.name for e in matches], text
+                self.matched.add(entry.name)
+            elif self._differs(wrong, expected):
+                self.ruled_out.add(entry.name)  # this mistake would have shown here, and it did not
+        return [e.name for e in matches], self.explain([e.name for e in matches])

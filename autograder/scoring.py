@@ -52,6 +52,7 @@ class ScoringPlugin:
         self.results: dict[str, TestResult] = {}
         self.config_errors: list[str] = []
         self._marks: dict[str, Any] = {}
+        self._diagnosed: dict[str, int] = {}  # nodeid -> where its diagnosis goes in the output
         self._reference = None
 
     # -- fixtures --------------------------------------------------------------
@@ -142,8 +143,8 @@ class ScoringPlugin:
                 except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
                     print(f"[grader] diagnosis failed for {result.key}:\n{traceback.format_exc()}")
                     text = ""
-                if text:
-                    result.output += "\n\n" + text
+                if text:  # placed when the run ends, once every test has been seen (_name_consistent_mistakes)
+                    self._diagnosed[item.nodeid] = len(result.output)
         elif report.skipped and report.when in ("setup", "call"):
             result.status, result.score = "failed", 0.0
             result.output = "not run (skipped)"
@@ -153,6 +154,22 @@ class ScoringPlugin:
                 printed = self.student.output_since(mark, OUTPUT_CHARS_PER_TEST)
                 if printed.strip():
                     result.output += ("\n\n" if result.output else "") + "Your code printed:\n" + printed
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self._name_consistent_mistakes()
+
+    def _name_consistent_mistakes(self) -> None:
+        """Name a mistake only where it explains everything the submission did, in all its tests."""
+        if self.diagnoser is None or not hasattr(self.diagnoser, "consistent"):
+            return
+        failed = {r.key for r in self.results.values() if r.status != "passed"}
+        passed = {r.key for r in self.results.values() if r.status == "passed"} - failed  # every case passed
+        for nodeid, at in self._diagnosed.items():
+            result = self.results[nodeid]
+            result.diagnoses = self.diagnoser.consistent(result.diagnoses, passed)
+            text = self.diagnoser.explain(result.diagnoses)
+            result.output = result.output[:at] + "\n\n" + text + result.output[at:]
+        self._diagnosed.clear()
 
     def _failure_text(self, excinfo: Any) -> str:
         if excinfo is None:

@@ -15,7 +15,7 @@ def test_causal_mask(student, n):
     got = student.causal_mask(n)
     what = f"causal_mask({n})"
     expect_shape(got, (n, n), what)
-    expect_dtype(got, torch.bool, what + " (a boolean mask)")
+    expect_dtype(got, torch.bool, what + " (a boolean mask)", call={"fn": "causal_mask", "args": (n,), "kwargs": {}})
     want = torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)
     expect_close(
         got, want, what,

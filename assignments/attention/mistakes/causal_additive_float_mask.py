@@ -1,0 +1,11 @@
+"""causal_mask returns an additive float mask (-inf above the diagonal, 0 elsewhere), not a boolean one.
+
+Your causal_mask returns float scores to ADD (the convention of nn.Transformer.generate_square_subsequent_mask).
+This course's masks are boolean, True = blocked, and attention fills the blocked scores with -inf itself:
+return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1).
+"""
+CAUGHT_BY = ["hidden/test_masks.py::test_causal_mask"]
+
+
+def causal_mask(n):
+    return torch.full((n, n), float("-inf")).triu(diagonal=1)  # noqa: F821

@@ -1,0 +1,18 @@
+"""scaled_dot_product_attention calls PyTorch's softmax instead of yours.
+
+Your attention calls torch.softmax (or F.softmax, Tensor.softmax) on the scores. Your own softmax is
+the one to use here: call softmax(scores, dim=-1), the function you wrote above.
+"""
+CAUGHT_BY = [
+    "hidden/test_banned.py::test_no_builtin_softmax",
+    "hidden/test_sdpa.py::test_matches_reference",
+    "public/test_attention_public.py::test_worked_example",
+]
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # noqa: F821
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)  # noqa: F821
+    return weights @ v, weights
