@@ -319,7 +319,6 @@ a{color:#0969da} tr:target{background:#fff8c5}
   .controls,.noprint{display:none}
   a{color:inherit;text-decoration:none}
   tr,li,.card{break-inside:avoid} h2{break-after:avoid}
-  tr[hidden]{display:table-row}
   .bar{border:1px solid #999;-webkit-print-color-adjust:exact;print-color-adjust:exact}
   .bar span{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 }
