@@ -102,7 +102,10 @@ def notebook_cells(source: str, functions: set[str]) -> list:
     return cells
 
 
-def build_notebook(assignment: Assignment) -> str:
+def build_notebook(assignment: Assignment, refresh_numbers: bool = False) -> str:
+    """The lab notebook; ``{{name}}`` in its text is a number measured on the reference (see handout_numbers)."""
+    from .handout_numbers import fill_numbers
+
     groups = public_tests_by_function(assignment)
     setup = (
         "# Run this cell first. The checks below run the public tests on your code.\n"
@@ -116,7 +119,7 @@ def build_notebook(assignment: Assignment) -> str:
             f"# Lab: {assignment.title}\n\nWork in `{assignment.submit_file}`; this notebook imports it."
         ),
         nbformat.v4.new_code_cell(setup),
-        *notebook_cells((assignment.root / "notebook.py").read_text(), set(groups)),
+        *notebook_cells(fill_numbers(assignment, (assignment.root / "notebook.py").read_text(), refresh_numbers), set(groups)),
     ]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     for i, cell in enumerate(nb.cells):

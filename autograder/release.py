@@ -43,11 +43,14 @@ HINTS = re.compile(r"\n?<!-- BEGIN HINTS -->.*?<!-- END HINTS -->\n?", re.DOTALL
 STUDENT_REQUIREMENTS = "requirements-student.txt"
 
 
-def handout_text(assignment: Assignment, hints: bool = False) -> str:
-    """The student's README.md: the handout, with its optional code-level hints kept or cut.
+def handout_text(assignment: Assignment, hints: bool = False, refresh_numbers: bool = False) -> str:
+    """The student's README.md: the handout with the set-up section, pins and measured numbers.
 
-    The hints section sits between ``<!-- BEGIN HINTS -->`` and ``<!-- END HINTS -->``;
-    the course file's ``hints = true`` ships it (the instructor's choice, per assignment).
+    * ``<!-- SETUP -->`` becomes ``templates/student_setup.md`` (install lines per platform,
+      the same in every assignment); ``@PIN:package@`` the version in requirements-student.txt;
+    * the optional code-level hints between ``<!-- BEGIN HINTS -->`` and ``<!-- END HINTS -->``
+      are kept only when the course file says ``hints = true`` for this assignment;
+    * ``{{name}}`` is a number measured on the reference (:mod:`.handout_numbers`).
     """
     handout = assignment.root / "handout.md"
     if not handout.is_file():
@@ -57,9 +60,38 @@ def handout_text(assignment: Assignment, hints: bool = False) -> str:
         text = text.replace("<!-- BEGIN HINTS -->\n", "").replace("<!-- END HINTS -->\n", "")
     else:
         text = HINTS.sub("\n", text)
+    setup = (TEMPLATES / "student_setup.md").read_text().rstrip("\n")
+    if "<!-- SETUP -->" not in text:
+        text = text.rstrip("\n") + "\n\n<!-- SETUP -->\n"
+    from .notebooks import public_tests_by_function
+
+    first = next(iter(public_tests_by_function(assignment)), assignment.module)
+    setup = setup.replace("@NAME@", assignment.name).replace("@MODULE@", assignment.module).replace("@FIRST@", first)
+    text = fill_pins(text.replace("<!-- SETUP -->", setup))
     from .handout_numbers import fill_numbers
 
-    return fill_numbers(assignment, text)
+    return fill_numbers(assignment, text, refresh=refresh_numbers)
+
+
+def student_pins() -> dict[str, str]:
+    """{package: version} from requirements-student.txt."""
+    pins = {}
+    for line in (KIT_ROOT / STUDENT_REQUIREMENTS).read_text().splitlines():
+        if "==" in line and not line.lstrip().startswith(("#", "-")):
+            name, version = line.split("==", 1)
+            pins[name.strip().lower()] = version.split(";")[0].strip()
+    return pins
+
+
+def fill_pins(text: str) -> str:
+    pins = student_pins()
+
+    def pin(match: re.Match) -> str:
+        if match.group(1).lower() not in pins:
+            raise ConfigError(f"the text quotes @PIN:{match.group(1)}@, which {STUDENT_REQUIREMENTS} does not pin")
+        return pins[match.group(1).lower()]
+
+    return re.sub(r"@PIN:([A-Za-z0-9_.-]+)@", pin, text)
 
 
 def ship_reference(stub: str, solution: str, names: set[str] | frozenset[str]) -> str:
@@ -89,7 +121,9 @@ def ship_reference(stub: str, solution: str, names: set[str] | frozenset[str]) -
 MARKER_LINE = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
 
 
-def student_files(assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False) -> dict[str, bytes]:
+def student_files(
+    assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False, refresh_numbers: bool = False
+) -> dict[str, bytes]:
     """Every file of the student's folder, by relative path (the stub generated here).
 
     ``shipped``: top-level names whose reference code the course chose to ship (dated, in
@@ -104,7 +138,7 @@ def student_files(assignment: Assignment, shipped: frozenset[str] = frozenset(),
         raise ConfigError(str(exc)) from None
     stub = ship_reference(stub, solution, shipped)
     files: dict[str, bytes] = {assignment.submit_file: stub.encode()}
-    files["README.md"] = handout_text(assignment, hints).encode()
+    files["README.md"] = handout_text(assignment, hints, refresh_numbers).encode()
     files["requirements.txt"] = (KIT_ROOT / STUDENT_REQUIREMENTS).read_bytes()
     conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
     files["conftest.py"] = conftest.encode()
@@ -120,7 +154,7 @@ def student_files(assignment: Assignment, shipped: frozenset[str] = frozenset(),
 
     files.update(otter_test_files(assignment))
     if (assignment.root / "notebook.py").is_file():
-        files[f"{assignment.name}_lab.ipynb"] = build_notebook(assignment).encode()
+        files[f"{assignment.name}_lab.ipynb"] = build_notebook(assignment, refresh_numbers).encode()
     return files
 
 
@@ -231,8 +265,10 @@ def otter_autograder_zip(assignment: Assignment, files: dict[str, bytes]) -> byt
             return make_zip({info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()})
 
 
-def build_zips(assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False) -> dict[str, bytes]:
-    student = student_files(assignment, shipped, hints)
+def build_zips(
+    assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False, refresh_numbers: bool = False
+) -> dict[str, bytes]:
+    student = student_files(assignment, shipped, hints, refresh_numbers)
     return {
         "student.zip": make_zip(student, prefix=f"{assignment.name}/"),
         "autograder.zip": make_zip(autograder_files(assignment)),
@@ -271,8 +307,8 @@ def main(names: list[str], check: bool = True, out: Path = Path("dist"), as_of: 
             assignment = load_assignment(name)
             entry = course.entry(name)
             shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
+            built.append((assignment, build_zips(assignment, shipped, entry.hints, refresh_numbers=True)))
             write_student_template(assignment)
-            built.append((assignment, build_zips(assignment, shipped, entry.hints)))
             if shipped:
                 print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")
         except ConfigError as exc:

@@ -1,0 +1,78 @@
+"""What a student reads first: the summary by function, collapsed repeats, bounded outputs."""
+
+from autograder.results import results_document
+from autograder.scoring import OUTPUT_LIMIT_TOTAL, collapse_feedback, function_summary
+from autograder.scoring import TestResult as Result
+
+
+def _test(name, score, max_score, visibility="after_published", output="", diagnoses=()):
+    return Result(
+        key=f"hidden/test.py::{name[:5]}",
+        nodeid=name,
+        name=name,
+        max_score=max_score,
+        score=score,
+        status="passed" if score == max_score else "failed",
+        output=output,
+        visibility=visibility,
+        diagnoses=list(diagnoses),
+    )
+
+
+HIDDEN_LOSS = [
+    _test("scaled_dot_product_attention: the worked example", 2, 2, "visible"),
+    _test("scaled_dot_product_attention: fully blocked rows give zeros [float32]", 0, 7, output="NaN in row 1"),
+    _test("scaled_dot_product_attention: fully blocked rows give zeros [float64]", 0, 7, output="NaN in row 1"),
+    _test("softmax: rows sum to 1", 5, 5),
+]
+
+
+def test_hidden_losses_are_named_with_points_and_category_but_no_details():
+    text = function_summary(HIDDEN_LOSS)
+    assert "- scaled_dot_product_attention: public tests passed; -14 in hidden tests of: fully blocked rows give zeros\n" in (
+        text + "\n"
+    )
+    assert "- softmax: passed" in text
+    assert "NaN in row 1" not in text  # the hidden test's own feedback waits for publication
+
+
+def test_the_instructor_sets_how_much_of_the_hidden_losses_is_shown():
+    assert "hidden" not in function_summary(HIDDEN_LOSS, "off").split(":", 1)[1]
+    assert "-14 in hidden tests\n" in function_summary(HIDDEN_LOSS, "points") + "\n"
+    causes = function_summary(
+        [_test("softmax: stable for large scores", 0, 4, diagnoses=["softmax_no_max"])],
+        "causes",
+        {"softmax_no_max": "softmax without subtracting the maximum"},
+    )
+    assert "(likely: softmax without subtracting the maximum)" in causes
+
+
+def test_public_failures_give_the_most_likely_cause_and_stubs_say_not_implemented():
+    named = [_test("softmax: example", 0, 2, "visible", "values differ", ["softmax_dim0"])]
+    assert "most likely: softmax over the wrong dimension" in function_summary(
+        named, titles={"softmax_dim0": "softmax over the wrong dimension"}
+    )
+    unnamed = [_test("softmax: example", 0, 2, "visible", "softmax: row 3 sums to 0.73, not 1\nmore")]
+    assert "most likely: softmax: row 3 sums to 0.73, not 1" in function_summary(unnamed)
+    stub = [_test("softmax: example", 0, 2, "visible", "softmax raised NotImplementedError: softmax is not implemented yet")]
+    assert "- softmax: not implemented yet" in function_summary(stub + [_test("softmax: large", 0, 3)])
+
+
+def test_repeated_paragraphs_point_back_but_never_into_a_later_visibility():
+    long = "Likely mistake: " + "the same long explanation " * 10
+    entries = [
+        {"name": "hidden one", "visibility": "after_published", "output": f"first\n\n{long}"},
+        {"name": "public one", "visibility": "visible", "output": f"second\n\n{long}"},
+        {"name": "hidden two", "visibility": "after_published", "output": f"third\n\n{long}"},
+    ]
+    collapse_feedback(entries)
+    assert long in entries[0]["output"] and long in entries[1]["output"]  # a visible test never points into a hidden one
+    assert entries[2]["output"] == "third\n\n(The same explanation as in “public one” above.)"
+
+
+def test_outputs_are_bounded_and_the_summary_comes_first():
+    tests = [_test(f"softmax: case {i}", 0, 1, "visible", f"case {i}: " + "x" * 20000) for i in range(30)]
+    document = results_document(tests, "0.00 / 30 points.\n\nA note.", 1.0)
+    assert sum(len(t["output"]) for t in document["tests"]) <= OUTPUT_LIMIT_TOTAL + 30 * 60
+    assert document["output"].startswith("0.00 / 30 points.\n\nSummary by function:\n- softmax: 30 of 30 public tests failed")
+    assert document["output"].endswith("A note.")

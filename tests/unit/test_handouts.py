@@ -1,0 +1,58 @@
+"""Handouts as students get them: set-up lines, pins, optional hints, numbers from the reference."""
+
+import pytest
+
+from autograder.config import KIT_ROOT, list_assignments, load_assignment
+from autograder.handout_numbers import GENERATORS, PLACEHOLDER, is_stale
+from autograder.release import handout_text, student_pins
+
+NAMES = [n for n in list_assignments(KIT_ROOT) if (KIT_ROOT / "assignments" / n / "handout.md").is_file()]
+
+
+def test_student_requirements_pin_what_grading_uses():
+    grading = {}
+    for line in (KIT_ROOT / "requirements.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==")
+            grading[name.strip()] = version.split(";")[0].strip()
+    pins = student_pins()
+    for package in ("torch", "numpy", "pytest"):
+        assert pins[package] == grading[package], (
+            f"requirements-student.txt pins {package} {pins[package]}, grading {grading[package]}"
+        )
+    for package in ("otter-grader", "matplotlib", "jupyterlab", "einops"):
+        assert package in pins
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in (KIT_ROOT / "requirements-student.txt").read_text()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_handout_has_the_set_up_lines_and_no_unfilled_placeholder(name):
+    text = handout_text(load_assignment(name, KIT_ROOT))
+    for platform in ("**Linux**", "**macOS**", "**Windows**", "**Google Colab**"):
+        assert platform in text
+    assert "python -m pip install -r requirements.txt" in text
+    assert "pip install torch pytest" not in text
+    assert not PLACEHOLDER.search(text) and "@PIN:" not in text and "<!--" not in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_code_level_hints_ship_only_when_the_instructor_chooses(name):
+    assignment = load_assignment(name, KIT_ROOT)
+    if "<!-- BEGIN HINTS -->" not in (assignment.root / "handout.md").read_text():
+        pytest.skip(f"{name} has no optional hints section")
+    assert "Code-level hints" not in handout_text(assignment)
+    assert "Code-level hints" in handout_text(assignment, hints=True)
+
+
+@pytest.mark.parametrize("name", ["attention", "multihead", "transformer"])
+def test_the_main_text_gives_no_code_level_answers(name):
+    text = handout_text(load_assignment(name, KIT_ROOT))
+    for answer in ("reshape(B, T, h, d_h)", "tokens[:, :-1]", "triu(diagonal=1)", "masked_fill(mask", "zero_grad()"):
+        assert answer not in text, f"{name}'s main text gives away {answer!r}: move it to the hints section"
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_quoted_numbers_were_generated_from_the_current_reference(name):
+    assert not is_stale(load_assignment(name, KIT_ROOT)), (
+        f"assignments/{name}/numbers.json is stale: run `python -m autograder.handout_numbers {name}` (or make release)"
+    )
