@@ -5,14 +5,25 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test lint bench gradescope-image clean
+.PHONY: help venv release stubs test lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
+# torch comes from PyTorch's CPU wheel index (a plain `pip install torch` on Linux is the CUDA
+# build, about 3 GB more). Where that index cannot be reached, the recipe says so and falls back
+# to pip's configured index (set TORCH_INDEX_URL to a reachable CPU mirror instead).
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
+TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
+
 $(STAMP): requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@echo "installing torch==$(TORCH_VERSION) (CPU build) from $(TORCH_INDEX_URL)"
+	@$(PY) -m pip install --quiet --timeout 15 --retries 1 --index-url $(TORCH_INDEX_URL) "torch==$(TORCH_VERSION)" \
+	  || { echo "make venv: could not install torch from $(TORCH_INDEX_URL); falling back to pip's configured index" \
+	       "(on a plain Linux machine that is the CUDA build: point TORCH_INDEX_URL at a reachable CPU index)"; \
+	       $(PY) -m pip install --quiet "torch==$(TORCH_VERSION)"; }
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
@@ -37,6 +48,9 @@ bench: $(STAMP) ## measure grading time and memory; writes the table into README
 
 gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root, debootstrap; minutes)
 	$(PY) tests/gradescope_image.py
+
+student-setup: $(STAMP) ## a fresh venv from a handout's Linux lines runs the public tests and the notebook (minutes)
+	KIT_STUDENT_SETUP=1 $(PY) -m pytest tests/test_student_setup.py -q
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf dist build .pytest_cache
