@@ -7,6 +7,7 @@ Skipped, saying why, when Chromium is not installed (`apt-get install chromium`;
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -95,6 +96,8 @@ def _chromium(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=120,
+        # Chromium's crash-report folder follows XDG_CONFIG_HOME, not --user-data-dir: keep it in tmp_path.
+        env=dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_CACHE_HOME=str(tmp_path / "cache")),
     )
 
 
