@@ -114,13 +114,13 @@ def build_notebook(assignment: Assignment, refresh_numbers: bool = False) -> str
         f"import {assignment.module}"
     )
     nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell(
-            f"# Lab: {assignment.title}\n\nWork in `{assignment.submit_file}`; this notebook imports it."
-        ),
-        nbformat.v4.new_code_cell(setup),
-        *notebook_cells(fill_numbers(assignment, (assignment.root / "notebook.py").read_text(), refresh_numbers), set(groups)),
-    ]
+    cells = notebook_cells(fill_numbers(assignment, (assignment.root / "notebook.py").read_text(), refresh_numbers), set(groups))
+    work_in = f"Work in `{assignment.submit_file}`; this notebook imports it."
+    if cells and cells[0].cell_type == "markdown" and cells[0].source.startswith("# "):
+        title, cells = [cells[0], nbformat.v4.new_markdown_cell(work_in)], cells[1:]  # the notebook's own title
+    else:
+        title = [nbformat.v4.new_markdown_cell(f"# Lab: {assignment.title}\n\n{work_in}")]
+    nb.cells = [*title, nbformat.v4.new_code_cell(setup), *cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i}"  # stable ids keep the release reproducible

@@ -164,7 +164,8 @@ try:
     plt.title("causal self-attention weights")
     for i in range(n):
         for j in range(n):
-            plt.text(j, i, f"{float(w[i, j]):.2f}", ha="center", va="center", color="w", fontsize=8)
+            light = float(w[i, j]) > 0.6  # viridis turns yellow there: dark text stays readable
+            plt.text(j, i, f"{float(w[i, j]):.2f}", ha="center", va="center", color="k" if light else "w", fontsize=8)
     plt.show()
 except NotImplementedError as exc:
     todo(exc)

@@ -171,9 +171,12 @@ try:
         raise NotImplementedError("svd_embeddings is needed first")
     fig, axes = plt.subplots(1, 2, figsize=(12, 6))
     for ax, (i, j) in zip(axes, [(0, 1), (2, 3)]):
+        at = {}  # words on (nearly) the same point share one label, so labels do not overlap
         for w in content:
             ax.scatter(E[idx[w], i], E[idx[w], j], color="C3" if w == "bank" else "C0")
-            ax.annotate(w, (E[idx[w], i], E[idx[w], j]), textcoords="offset points", xytext=(4, 4))
+            at.setdefault((round(float(E[idx[w], i]), 2), round(float(E[idx[w], j]), 2)), []).append(w)
+        for k, ((x, y), words) in enumerate(sorted(at.items())):
+            ax.annotate(" / ".join(words), (x, y), textcoords="offset points", xytext=(5, 5 if k % 2 else -12), fontsize=9)
         ax.axhline(0, color="lightgray", lw=0.5)
         ax.axvline(0, color="lightgray", lw=0.5)
         ax.set_xlabel(f"dimension {i + 1}")

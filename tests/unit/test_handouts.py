@@ -56,3 +56,15 @@ def test_quoted_numbers_were_generated_from_the_current_reference(name):
     assert not is_stale(load_assignment(name, KIT_ROOT)), (
         f"assignments/{name}/numbers.json is stale: run `python -m autograder.handout_numbers {name}` (or make release)"
     )
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if (KIT_ROOT / "assignments" / n / "notebook.py").is_file()])
+def test_each_lab_notebook_has_one_title(name):
+    import nbformat
+
+    from autograder.notebooks import build_notebook
+
+    nb = nbformat.reads(build_notebook(load_assignment(name, KIT_ROOT)), as_version=4)
+    titles = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]
+    assert len(titles) == 1, titles
+    assert nb.cells[0].source.startswith("# ") and "this notebook imports it" in nb.cells[1].source
