@@ -218,3 +218,45 @@ except NotImplementedError as exc:
 
 # %%
 # CHECK: padding_mask
+
+# %% [markdown]
+# ## 6. One word, two contexts: "bank" through one untrained attention layer
+#
+# The course (Week 9, §1.3): a static embedding gives "bank" one vector in every
+# sentence; one self-attention layer, even untrained, makes its output depend on
+# the neighbours. Seeded exactly as the lecture seeds it (`torch.manual_seed(0)`,
+# then the embeddings, then `W_q, W_k, W_v`), the lecture's formula gives a
+# distance of **2.841** between the two "bank" outputs; your
+# `scaled_dot_product_attention` must give the same.
+
+# %%
+torch.manual_seed(0)
+d = 6
+bank_vocab = ["the", "river", "money", "bank", "was", "deep", "closed"]
+E = {w: torch.randn(d) for w in bank_vocab}
+Wq, Wk, Wv = (torch.randn(d, d) * 0.7 for _ in range(3))
+s1, s2 = "the river bank was deep".split(), "the money bank was closed".split()
+
+
+def lecture_contextual(sentence):
+    """The lecture's line, with torch.softmax."""
+    x = torch.stack([E[w] for w in sentence])
+    return torch.softmax((x @ Wq) @ (x @ Wk).T / d**0.5, -1) @ (x @ Wv)
+
+
+v1, v2 = lecture_contextual(s1)[s1.index("bank")], lecture_contextual(s2)[s2.index("bank")]
+print("static embedding of 'bank' is one fixed vector:", E["bank"].numpy().round(2))
+print("lecture's formula, distance between the two contextual vectors:", round((v1 - v2).norm().item(), 3),
+      "(the course prints 2.841)")
+try:
+    def contextual(sentence):
+        """The same layer, with your attention."""
+        x = torch.stack([E[w] for w in sentence])
+        return attention.scaled_dot_product_attention(x @ Wq, x @ Wk, x @ Wv)[0]
+
+    u1, u2 = contextual(s1)[s1.index("bank")], contextual(s2)[s2.index("bank")]
+    print("your attention, 'bank' in the river sentence:", u1.detach().numpy().round(2))
+    print("your attention, 'bank' in the money sentence:", u2.detach().numpy().round(2))
+    print("your attention, distance:", round((u1 - u2).norm().item(), 3))
+except NotImplementedError as exc:
+    todo(exc)

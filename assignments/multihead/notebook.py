@@ -235,3 +235,74 @@ try:
         print("identical with sinusoidal positions added:", torch.allclose(out_a[0, 1], out_b[0, 1], atol=1e-6))
 except NotImplementedError as exc:
     todo(exc)
+
+# %% [markdown]
+# ## 9. The quadratic cost, measured on this machine
+#
+# Part 6 printed the lecture's table; here is the same growth measured with your
+# `MultiHeadAttention` (d = 64, 4 heads, float32, one thread): the time of one
+# forward pass, the memory it allocates (PyTorch's profiler), and the size of the
+# (B, h, n, n) weights it returns. Doubling n should multiply each by about 4.
+
+# %%
+import contextlib
+import math
+import os
+import time
+
+from torch.profiler import ProfilerActivity, profile
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """The profiler's start/stop lines go to the process's stderr: hide them."""
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+try:
+    torch.set_num_threads(1)
+    mha = multihead.MultiHeadAttention(64, 4)
+    sizes, rows = [128, 256, 512, 1024], []
+    with torch.no_grad():
+        for n in sizes:
+            x = torch.randn(1, n, 64)
+            mha(x, x, x)                                                # warm-up
+            times = []
+            for _ in range(5):                                          # the best of 5
+                start = time.perf_counter()
+                _, weights = mha(x, x, x)
+                times.append(time.perf_counter() - start)
+            with quiet_stderr(), profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+                mha(x, x, x)
+            allocated = sum(e.self_cpu_memory_usage for e in prof.key_averages() if e.self_cpu_memory_usage > 0)
+            rows.append((n, min(times), allocated, weights.nelement() * weights.element_size()))
+    print("      n   time (ms)   memory allocated (MB)   weights (B, h, n, n) (MB)   n^2 * d")
+    for n, seconds, allocated, weight_bytes in rows:
+        print(f"{n:7d}   {seconds * 1e3:9.2f}   {allocated / 1e6:14.2f}          {weight_bytes / 1e6:14.2f}"
+              f"          {n * n * 64:.2e}")
+
+
+    def exponent(values):
+        """Least-squares slope of log(value) against log(n): the power of n it grows with."""
+        xs, ys = [math.log(n) for n in sizes], [math.log(v) for v in values]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        return sum((a - mx) * (b - my) for a, b in zip(xs, ys)) / sum((a - mx) ** 2 for a in xs)
+
+    print(f"fitted growth: time ~ n^{exponent([r[1] for r in rows]):.2f}, memory ~ n^{exponent([r[2] for r in rows]):.2f} "
+          "(the lecture's table: n^2; small n pays fixed overheads, large n the memory traffic)")
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.loglog(sizes, [r[1] * 1e3 for r in rows], "o-", label="measured time (ms)")
+    ax.loglog(sizes, [rows[-1][1] * 1e3 * (n / sizes[-1]) ** 2 for n in sizes], "k--", label="n² through the last point")
+    ax.set_xlabel("sequence length n")
+    ax.legend()
+    plt.tight_layout()
+    plt.show()
+except NotImplementedError as exc:
+    todo(exc)
