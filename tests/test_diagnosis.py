@@ -47,3 +47,36 @@ def test_observations_compare_safely():
     assert not close(Outcome.raised("ValueError", "x"), Outcome.raised("TypeError", "x"))
     assert close(["king", "queen"], ("king", "queen")) and not close(["king", "queen"], ["queen", "king"])
     assert close(torch.tensor([1.0, 2.0]), np.array([1.0, 2.0 + 1e-7]))
+
+
+def _named(tmp_path, assignment_name: str, *mistakes: str) -> tuple[set[str], str]:
+    """Grade the reference with the given catalogued mistakes appended; (mistakes named, all feedback)."""
+    assignment = load_assignment(assignment_name, KIT)
+    catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
+    source = reference_source(assignment_name) + "".join("\n\n" + catalogue[m].path.read_text() for m in mistakes)
+    upload = write_submission(tmp_path / "s", assignment_name, source)
+    results = tmp_path / "r.json"
+    proc = run_cli("grade", assignment_name, str(upload), "--results", str(results))
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(results.read_text())
+    named = {m for t in document["tests"] for m in t["extra_data"]["mistakes"]}
+    return named, "\n".join(t["output"] for t in document["tests"])
+
+
+def test_a_mistake_contradicted_by_a_passed_test_is_not_named(tmp_path):
+    """A stable softmax that returns NaN on fully blocked rows passes every +-1e4 test: it did not skip the
+    max subtraction, so only the NaN rows are named."""
+    named, text = _named(tmp_path, "attention", "fully_blocked_nan")
+    assert "fully_blocked_nan" in named
+    assert "softmax_no_max" not in named and "subtracting the maximum" not in text, named
+
+
+def test_attention_calling_torch_softmax_is_not_told_its_softmax_does(tmp_path):
+    named, text = _named(tmp_path, "attention", "sdpa_calls_torch_softmax")
+    assert "sdpa_calls_torch_softmax" in named and "uses_torch_softmax" not in named, named
+    assert "Your softmax calls torch.softmax" not in text
+
+
+def test_the_keep_mask_convention_is_named(tmp_path):
+    named, _ = _named(tmp_path, "attention", "causal_returns_keep_mask")
+    assert "causal_returns_keep_mask" in named and "causal_blocks_diagonal" not in named, named
