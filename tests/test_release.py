@@ -54,6 +54,8 @@ def test_release_cli_writes_dist_and_leaves_the_readme_table_alone(tmp_path):
     proc = run_cli("release", "attention", "--out", str(tmp_path / "dist"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "[attention] wrote" in proc.stdout
+    assert "cross-assignment check: no student.zip of attention answers another assignment" in proc.stdout
+    assert "`attention`" in (tmp_path / "dist" / "course.md").read_text()
     written = sorted(p.name for p in (tmp_path / "dist" / "attention").iterdir())
     assert {"student.zip", "autograder.zip", "selfcheck.txt"} <= set(written)
     assert (
@@ -65,3 +67,27 @@ def test_release_cli_writes_dist_and_leaves_the_readme_table_alone(tmp_path):
     bad = run_cli("release", "no_such_assignment", "--out", str(tmp_path / "dist"))
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert "no_such_assignment" in bad.stderr
+
+
+def test_the_transformer_zips_attention_class_is_not_the_multihead_answer(tmp_path):
+    """course.toml's not_answers claim, proved: the provided class as a multihead submission
+    loses every MultiHeadAttention point (it is torch's nn.MultiheadAttention, banned there)."""
+    import ast
+
+    from autograder.grade import grade_submission
+
+    def class_lines(source: str) -> tuple[int, int, list[str]]:
+        node = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "MultiHeadAttention")
+        return node.lineno, node.end_lineno, source.splitlines()[node.lineno - 1 : node.end_lineno]
+
+    multihead = load_assignment("multihead", KIT)
+    provided = student_files(load_assignment("transformer", KIT))["transformer.py"].decode()
+    lines = multihead.solution.read_text().splitlines()
+    start, end, _ = class_lines("\n".join(lines))
+    lines[start - 1 : end] = class_lines(provided)[2]
+    (tmp_path / "multihead.py").write_text("\n".join(lines) + "\n")
+    only = [k for k in multihead.points if "test_mha_" in k or "test_matches_torch_small" in k]
+    grade = grade_submission(multihead, tmp_path / "multihead.py", only=only)
+    tests = grade.document["tests"]
+    assert tests and all(t["name"].startswith("MultiHeadAttention") for t in tests)
+    assert [t["name"] for t in tests if t["score"] > 0] == []
