@@ -86,7 +86,10 @@ def submission_flags(document: dict) -> list[tuple[str, str]]:
         found["grader-error"] = output.splitlines()[0][:300]
     elif not tests and output.startswith("Score 0:"):
         found["ungradable"] = output[len("Score 0:") :].strip()[:400]
-    imported = re.search(r"\S+\.py could not be imported: [^\n]*", output)
+    # The load error is a paragraph of its own; summaries may quote it inside a longer line.
+    imported = re.search(r"^\S+\.py could not be imported: [^\n]*", output, re.M) or re.search(
+        r"\S+\.py could not be imported: [^\n;]*", output
+    )
     if imported:
         found["import-error"] = imported.group(0)[:300]
     texts = [output] + [_grader_text(t.get("output", "")) for t in tests]

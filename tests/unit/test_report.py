@@ -50,6 +50,10 @@ def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
         "0.00 / 100 points.\n\nattention.py could not be imported: SyntaxError: invalid syntax (line 3)",
     )
     assert dict(submission_flags(syntax))["import-error"].endswith("SyntaxError: invalid syntax (line 3)")
+    quoted = doc(
+        0, [], "- softmax: most likely: attention.py could not be imported: SyntaxError: bad (line 3); -32 in hidden tests"
+    )
+    assert dict(submission_flags(quoted))["import-error"] == "attention.py could not be imported: SyntaxError: bad (line 3)"
 
     hang = doc(98, [result("causal_mask: x", 0, 2, "causal_mask(4) did not finish within the time limit (an infinite loop?)")])
     assert flags_of(hang) == {"timeout"}
