@@ -141,7 +141,8 @@ def student_files(
     files["README.md"] = handout_text(assignment, hints, refresh_numbers).encode()
     files["requirements.txt"] = (KIT_ROOT / STUDENT_REQUIREMENTS).read_bytes()
     conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
-    files["conftest.py"] = conftest.encode()
+    files["conftest.py"] = conftest.replace('"@BANNED@"', repr(list(assignment.banned))).encode()
+    files["autograder/banned.py"] = (Path(__file__).parent / "banned.py").read_bytes()  # local banned-name scan
     files["pytest.ini"] = (TEMPLATES / "student_pytest.ini").read_bytes()
     files["autograder/__init__.py"] = b'"""Only the checks the public tests use; the real grader is not shipped."""\n'
     files["autograder/checks.py"] = (Path(__file__).parent / "checks.py").read_bytes()

@@ -37,3 +37,20 @@ def test_do_nothing_scores_zero_and_points_add_up_exactly(assignment_name, tmp_p
     assert document["score"] == 0 and not paid, f"a do-nothing submission earned {document['score']}: {paid}"
     maxima = [t["max_score"] for t in document["tests"]]
     assert sum(maxima) == 100 and sum(reversed(maxima)) == 100, sum(maxima)
+
+
+def test_local_pytest_reports_banned_calls_as_grading_does(tmp_path):
+    """A softmax calling torch.softmax passes nothing locally: the student's pytest fails with grading's words."""
+    import shutil
+    import subprocess
+    import sys
+
+    folder = tmp_path / "attention"
+    shutil.copytree(KIT / "student_template" / "attention", folder)
+    source = (KIT / "solutions" / "attention" / "attention.py").read_text()
+    (folder / "attention.py").write_text(source + "\n\ndef softmax(x, dim=-1):\n    return torch.softmax(x, dim=dim)\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=folder, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "uses torch.softmax (line" in run.stdout and "which this assignment does not allow" in run.stdout, run.stdout[-2000:]
