@@ -7,7 +7,7 @@ value. Two jobs the plain-data seam cannot do from the grader's side:
   the worker for a seeded one and passes the handle to ``sample_next`` and
   ``generate`` (its state then advances exactly as it would in-process);
 * the shapes of the attention weights the student's code computes are
-  recorded by wrapping the module's ``attend`` (every attention goes through it,
+  recorded by wrapping the module's ``one_head_attention`` (every attention goes through it,
   as the contract says) for the duration of one call.
 """
 
@@ -36,7 +36,7 @@ def draw_global(n: int) -> list[float]:
 
 
 def attention_shapes(function: str, *args, **kwargs) -> dict:
-    """Run ``decoding.<function>(*args, **kwargs)`` and record every ``attend`` call's weights shape.
+    """Run ``decoding.<function>(*args, **kwargs)`` and record every ``one_head_attention`` call's weights shape.
 
     Returns ``{"shapes": [[B, n_q, n_k], ...], "result": <the call's return value>}``.
     """
@@ -45,17 +45,17 @@ def attention_shapes(function: str, *args, **kwargs) -> dict:
 
 def record_shapes(module, function: str, *args, **kwargs) -> dict:
     """The same on any module (the grader replays it on the reference and on each catalogued mistake)."""
-    original = module.attend
+    original = module.one_head_attention
     shapes: list[list[int]] = []
 
-    def recording_attend(q, k, v, mask=None):
+    def recording_attention(q, k, v, mask=None):
         out, weights = original(q, k, v, mask)
         shapes.append([int(s) for s in weights.shape])
         return out, weights
 
-    module.attend = recording_attend
+    module.one_head_attention = recording_attention
     try:
         result = getattr(module, function)(*args, **kwargs)
     finally:
-        module.attend = original
+        module.one_head_attention = original
     return {"shapes": shapes, "result": result}

@@ -7,14 +7,14 @@ with the feed-forward networks and the norms taken out, so that what the
 cache changes stands alone. Per layer l, on x (B, T, d)::
 
     q, k, v = x @ W_q[l], x @ W_k[l], x @ W_v[l]          # (B, T, d) each
-    x = x + attend(q, k, v, mask)[0] @ W_o[l]               # one head, residual
+    x = x + one_head_attention(q, k, v, mask)[0] @ W_o[l]               # one head, residual
     logits = x @ head                                       # after the last layer
 
 with ``x = embedding[tokens] + positions[t0 : t0 + T]`` (a learned position
 table; t0 is the position of the first token fed, 0 without a cache).
 
-Provided (not a TODO; use them as they are): ``attend`` and ``init_params``.
-Every attention in your code goes through ``attend``: the grader records the
+Provided (not a TODO; use them as they are): ``one_head_attention`` and ``init_params``.
+Every attention in your code goes through ``one_head_attention``: the grader records the
 shapes of the weights it returns, to check that a cached step is linear in the
 prefix. Your part (search for ``TODO``): ``next_token_probs``, ``sample_next``,
 ``causal_mask``, ``KVCache``, ``forward`` and ``generate``. Mask convention:
@@ -30,7 +30,7 @@ import torch
 # ---------------------------------------------------------------------------
 
 
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor = None):
+def one_head_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor = None):
     """Single-head scaled dot-product attention. Provided: call it for every attention.
 
     q (B, n_q, d), k and v (B, n_k, d); mask None or bool broadcastable to
@@ -160,7 +160,7 @@ def forward(params: dict, tokens: torch.Tensor, cache: KVCache = None) -> torch.
     With a cache holding t0 = ``len(cache)`` positions: the tokens are positions
     t0 .. t0+T-1; in each layer their keys and values go through
     ``cache.update(layer, k, v)`` and the queries attend to everything it returns,
-    with ``causal_mask(T, t0 + T)``. Calls ``attend`` once per layer.
+    with ``causal_mask(T, t0 + T)``. Calls ``one_head_attention`` once per layer.
     ``ValueError`` if the positions would pass max_len (``positions.shape[0]``).
     """
     # TODO(forward): replace this line with your implementation.

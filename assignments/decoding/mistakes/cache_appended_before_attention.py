@@ -24,6 +24,6 @@ def forward(params, tokens, cache=None):
             cache.update(layer, k, v)
             k = torch.cat([cache.keys[layer], k], dim=1)
             v = torch.cat([cache.values[layer], v], dim=1)
-        out, _ = attend(q, k, v, causal_mask(T, k.shape[1]))
+        out, _ = one_head_attention(q, k, v, causal_mask(T, k.shape[1]))
         x = x + out @ w["w_o"]
     return x @ params["head"]

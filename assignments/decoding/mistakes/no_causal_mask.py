@@ -2,7 +2,7 @@
 
 Without a cache your forward pass lets position t attend to later tokens: no mask was passed to attend. For a
 single new token against a cache nothing needs blocking, but the prompt (and any recomputation) does: pass
-causal_mask(T, t0 + T) to attend in every layer.
+causal_mask(T, t0 + T) to one_head_attention in every layer.
 """
 CAUGHT_BY = [
     "hidden/test_cache.py::test_forward_matches_reference",
@@ -22,6 +22,6 @@ def forward(params, tokens, cache=None):
         q, k, v = x @ w["w_q"], x @ w["w_k"], x @ w["w_v"]
         if cache is not None:
             k, v = cache.update(layer, k, v)
-        out, _ = attend(q, k, v)
+        out, _ = one_head_attention(q, k, v)
         x = x + out @ w["w_o"]
     return x @ params["head"]

@@ -24,6 +24,6 @@ def forward(params, tokens, cache=None):
         q, k, v = x @ w["w_q"], x @ w["w_k"], x @ w["w_v"]
         if cache is not None:
             k, v = cache.update(layer, k, v)
-        out, _ = attend(q, k, v, mask)
+        out, _ = one_head_attention(q, k, v, mask)
         x = x + out @ w["w_o"]
     return x @ params["head"]

@@ -8,7 +8,6 @@ against a reference.
 """
 
 import math
-import types
 
 import torch
 
@@ -19,9 +18,9 @@ LOGITS = torch.tensor([[2.0, 1.0, 0.0, -1.0]], dtype=torch.float64)           # 
 
 def _generator(student, seed):
     """A seeded torch.Generator where your code runs (in the grader, that is another process)."""
-    if isinstance(student, types.ModuleType):
+    if getattr(type(student), "helper", None) is None:                        # your module, in this process
         return torch.Generator().manual_seed(seed)
-    return student.helper("seeded_generator", seed)
+    return student.helper("seeded_generator", seed)                          # the grader's seam: built in the worker
 
 
 def _softmax(x):
@@ -95,7 +94,7 @@ def _params(vocab=7, d=8, n_layers=2, max_len=16, gen=None):
     return params
 
 
-def test_cached_forward_equals_recompute(student, gen):
+def test_forward_prompt_then_one_token_at_a_time(student, gen):
     """forward: a prompt and then one token at a time through a KVCache equals one pass over everything"""
     params = _params(gen=gen)
     tokens = torch.randint(7, (2, 6), generator=gen)

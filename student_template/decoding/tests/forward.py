@@ -24,6 +24,6 @@ def _run(env, file_name, test_name):
     test(**{p: fixtures[p] for p in inspect.signature(test).parameters})
 
 
-@test_case(name='test_cached_forward_equals_recompute', points=1.0, hidden=False)
+@test_case(name='test_forward_prompt_then_one_token_at_a_time', points=1.0, hidden=False)
 def case_1(env):
-    _run(env, 'test_decoding_public.py', 'test_cached_forward_equals_recompute')
+    _run(env, 'test_decoding_public.py', 'test_forward_prompt_then_one_token_at_a_time')

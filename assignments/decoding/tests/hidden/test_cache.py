@@ -82,7 +82,7 @@ def test_forward_matches_reference(student, reference, gen, case):
         f"forward(params with {n_layers} layers, tokens {tuple(toks.shape)})",
         atol=1e-10,  # float64 round-off
         call={"fn": "forward", "args": (prm, toks), "kwargs": {}},
-        hint="x = embedding[tokens] + positions[:T]; per layer x = x + attend(x W_q, x W_k, x W_v, "
+        hint="x = embedding[tokens] + positions[:T]; per layer x = x + one_head_attention(x W_q, x W_k, x W_v, "
         "causal_mask(T, T))[0] @ W_o; logits = x @ head. Position t must not see later tokens.",
     )
 

@@ -82,7 +82,7 @@ def test_sampled_cache_equals_recompute(student, reference, gen, seed, case):
 def _linear_steps_problem(shapes, B, T0, n_new, n_layers):
     """'' if the recorded attention shapes are those of a cache, else what is wrong."""
     if len(shapes) % n_layers:
-        return f"{len(shapes)} attend calls for {n_layers} layers"
+        return f"{len(shapes)} one_head_attention calls for {n_layers} layers"
     seen = 0
     for i in range(0, len(shapes), n_layers):
         group = shapes[i:i + n_layers]
@@ -117,7 +117,7 @@ def test_per_step_scores_linear(student, reference, gen):
     expect_true(
         not problem,
         f"generate(params, prompt ({B}, {T0}), n_new={n_new}, use_cache=True): the attention weights your code "
-        f"computed (shapes recorded from attend, in order: {[tuple(s) for s in got][:12]}"
+        f"computed (shapes recorded from one_head_attention, in order: {[tuple(s) for s in got][:12]}"
         f"{' ...' if len(got) > 12 else ''}) are not a cache's: {problem}. The reference computes "
         f"{[tuple(s) for s in want[::n_layers]]} (one per step, in every layer). Feed the prompt once, then only the "
         "new token: its query against the cached keys is a (B, 1, t) score row, linear in t, not (t, t).",
