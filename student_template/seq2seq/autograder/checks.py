@@ -197,6 +197,36 @@ def expect_close(
         )
 
 
+def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = None, call: Any = None) -> None:
+    """Within each row (last dim), a clearly larger score gets a strictly larger weight, as softmax gives.
+
+    A property a do-nothing answer fails: uniform weights give equal weights to different scores.
+    Pairs whose scores differ by less than 0.01, blocked keys and weights below 1e-30 (underflow) are skipped.
+    """
+    s = to_tensor(scores, what).detach().double()
+    w = to_tensor(weights, what).detach().double()
+    if tuple(s.shape) != tuple(w.shape):
+        raise Feedback(f"{what}: expected shape {tuple(s.shape)}, got {tuple(w.shape)}.", call, weights)
+    pair = (s.unsqueeze(-1) - s.unsqueeze(-2)) > 1e-2  # [..., i, j]: score i clearly above score j
+    if blocked is not None:
+        free = ~torch.as_tensor(blocked, dtype=torch.bool).expand(s.shape)
+        pair &= free.unsqueeze(-1) & free.unsqueeze(-2)
+    higher, lower = w.unsqueeze(-1).expand(pair.shape), w.unsqueeze(-2).expand(pair.shape)
+    bad = pair & ((higher < lower) | ((higher == lower) & (higher > 1e-30)))
+    if bad.any():
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        row, i, j = idx[:-2], idx[-2], idx[-1]
+        where = f"row {row if len(row) != 1 else row[0]}" if row else "the row"
+        raise Feedback(
+            f"{what}: in {where}, entry {i} has a larger score than entry {j} "
+            f"({float(s[(*row, i)]):.4g} > {float(s[(*row, j)]):.4g}) but not a larger weight "
+            f"({float(w[(*row, i)]):.4g} vs {float(w[(*row, j)]):.4g}). Softmax keeps the order of the scores: "
+            "exp is increasing, so a larger score always gets a larger weight.",
+            call,
+            weights,
+        )
+
+
 def expect_true(condition: Any, message: str, call: tuple | None = None, got: Any = None) -> None:
     if not bool(condition):
         raise Feedback(message, call, got)

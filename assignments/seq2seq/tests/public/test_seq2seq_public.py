@@ -45,6 +45,12 @@ def test_model_shapes(student):
     tgt_in = torch.tensor([[BOS, 1, 2, 3, 4], [BOS, 9, 8, 7, 6]])
     logits = model(src, tgt_in)
     expect_shape(logits, (2, 5, VOCAB), "AttnSeq2Seq(hidden=16, emb=8)(src (2, 5), tgt_in (2, 5)) logits")
+    other = torch.as_tensor(model(src.flip(1), tgt_in)).detach()
+    expect_true(
+        float((torch.as_tensor(logits).detach() - other).abs().max()) > 0,
+        "AttnSeq2Seq: the logits did not change when the source sequence was reversed: the decoder must read "
+        "the encoder's states (its last hidden state, and attention over all of them).",
+    )
     out = model.generate(src, 5)
     expect_shape(out, (2, 5), "AttnSeq2Seq.generate(src (2, 5), length=5)")
     expect_dtype(out, torch.long, "AttnSeq2Seq.generate(src (2, 5), length=5)")
@@ -67,6 +73,10 @@ def test_copy_batch_structure(student):
     expect_true(
         bool(((src >= 0) & (src <= 9)).all()),
         f"copy_batch src must hold digits 0-9; got values from {int(src.min())} to {int(src.max())}.",
+    )
+    expect_true(
+        len(set(src.reshape(-1).tolist())) > 1,
+        "copy_batch src must be random digits (torch.randint(0, 10, ...)); all 24 of them are equal.",
     )
     expect_true(
         bool((tgt_in[:, 0] == BOS).all()),

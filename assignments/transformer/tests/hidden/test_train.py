@@ -176,6 +176,14 @@ def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
     )
 
 
+def _expect_real_losses(history, what):
+    """The history holds cross-entropies (a constant answer has no best epoch to find)."""
+    losses = [float(v) for v in list(history["train_loss"]) + list(history["val_loss"])]
+    expect_true(all(0 < v < 100 and math.isfinite(v) for v in losses),
+                f"{what}: the losses {fmt(losses)} are not cross-entropies (each is positive, near ln {VOCAB} = "
+                f"{math.log(VOCAB):.3g} for a probe that knows nothing). Record lm_loss(...).item() of every batch.")
+
+
 def test_best_epoch_first_on_ties(student, gen, seed):
     """train: best_epoch is the first epoch when validation losses tie"""
     train_tokens, val_tokens = tokens(6, LENGTH, VOCAB, gen), tokens(4, LENGTH, VOCAB, gen)
@@ -183,6 +191,7 @@ def test_best_epoch_first_on_ties(student, gen, seed):
     options = dict(epochs=3, lr=0.0, batch_size=64, seed=seed)
     got = student.train(probe, train_tokens, val_tokens, **options)
     _history_keys_ok(got, options)
+    _expect_real_losses(got, "train(probe model, lr=0.0, epochs=3)")
     expect_true(
         got["best_epoch"] == 0,
         f"train(probe model, lr=0.0, epochs=3): the weights never change, so the three validation losses are "
@@ -205,6 +214,7 @@ def test_same_seed_same_history(student, gen, seed):
         probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
         runs.append(student.train(probe, train_tokens, val_tokens, **options))
     _history_keys_ok(runs[0], options)
+    _expect_real_losses(runs[0], "train(probe model, batch_size=3, epochs=3)")
 
     def second_run(module):
         """The second run again, on the grader side, after the same global random state."""

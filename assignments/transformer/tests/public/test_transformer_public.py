@@ -67,6 +67,12 @@ def test_lm_shapes_and_causality(student, gen):
         f"TinyCausalLM: changing tokens 6..9 changed the logits at positions 0..5 by {leak:.3g}: the future leaks. "
         "Pass the causal mask (True strictly above the diagonal) to every block.",
     )
+    moved = float((_plain(logits)[:, 6:] - _plain(logits_changed)[:, 6:]).abs().max())
+    expect_true(
+        moved > 1e-6,
+        "TinyCausalLM: changing tokens 6..9 did not change the logits at positions 6..9 at all: each position "
+        "must see its own token (embedding, positions, blocks, norm, head).",
+    )
 
 
 def test_lm_loss_shifts_targets(student, gen):
@@ -93,6 +99,9 @@ def test_generate_greedy(student, gen):
     prompt = torch.randint(8, (2, 3), generator=gen)
     got = _plain(student.generate(model, prompt, 4))
     expect_shape(got, (2, 7), "generate(model, prompt of shape (2, 3), n_new=4)")
+    expect_true(len(set(_plain(model(prompt))[:, -1].reshape(-1).tolist())) > 1,
+                "TinyCausalLM: the logits at the last position of the prompt are all equal, so greedy generation "
+                "has nothing to choose from: check TinyCausalLM first.")
     want = prompt
     for _ in range(4):                                                          # greedy by hand, same model
         logits = _plain(model(want))
@@ -113,6 +122,10 @@ def test_train_history(student, gen):
         f"got {history!r:.200}",
     )
     val = [float(v) for v in history["val_loss"]]
+    losses = [float(v) for v in history["train_loss"]] + val
+    expect_true(all(0 < v < 100 for v in losses),
+                f"train(...): the losses {losses} are not cross-entropies of a model that is learning (each is "
+                "positive, about ln 8 = 2.08 at the start). Record loss.item() of lm_loss for every batch.")
     best = min(range(3), key=lambda i: val[i])
     expect_true(
         history.get("best_epoch") == best,

@@ -1,0 +1,150 @@
+"""Find banned PyTorch names in a submission's source, without running it.
+
+The worker's runtime guards (``worker/guards.py``) see every banned call, but
+they report from inside the student's process, where the student's own code
+could switch them off. This scan is the second signal, computed on the grader
+side from the source text: a top-level function or class that uses a banned
+name (directly, or through the module's other functions, classes and aliases)
+is treated as calling it, whatever the worker says.
+
+What it recognises, for a banned entry such as ``torch.nn.functional.softmax``
+(the key is ``softmax``; for ``torch.nn.Softmax.forward`` it is ``Softmax``):
+
+* an attribute with that name on anything but ``self`` (``torch.softmax``,
+  ``F.softmax``, ``x.softmax(-1)``, ``nn.Softmax(dim=-1)``);
+* ``from torch... import softmax`` (and any alias of it);
+* ``getattr(obj, "softmax")`` with a literal name.
+
+It cannot see names built at run time (``getattr(torch, "soft" + "max")``):
+the runtime guard catches those unless the student also disables it (the
+README's threat model says so). The module is shipped to students, so that
+running the public tests locally reports banned names exactly as grading does.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+MODULE_LEVEL = "<module>"
+
+
+def banned_key(dotted: str) -> str:
+    """The name a submission would write: ``torch.nn.Softmax.forward`` -> ``Softmax``."""
+    parts = dotted.split(".")
+    if parts[-1] == "forward" and len(parts) > 1:
+        return parts[-2]
+    return parts[-1]
+
+
+@dataclass
+class _Symbol:
+    uses: dict[str, tuple[int, str]] = field(default_factory=dict)  # banned key -> (first line, as written)
+    refers_to: set[str] = field(default_factory=set)  # other module-level symbols it names
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, keys: dict[str, str], symbol: _Symbol) -> None:
+        self.keys = keys  # key -> dotted banned name
+        self.symbol = symbol
+
+    def _use(self, key: str, node: ast.AST) -> None:
+        written = ast.unparse(node) if isinstance(node, ast.Attribute) else key
+        self.symbol.uses.setdefault(key, (getattr(node, "lineno", 0), written[:60]))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in self.keys and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            self._use(node.attr, node)
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if (node.module or "").split(".")[0] == "torch":
+            for alias in node.names:
+                if alias.name in self.keys:
+                    self._use(alias.name, node)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2:
+            name = node.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value in self.keys:
+                self._use(name.value, node)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self.symbol.refers_to.add(node.id)
+
+
+def _bound_names(node: ast.stmt) -> list[str]:
+    """Module-level names a statement binds (defs, classes, assignments, imports)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    names = []
+    for target in targets:
+        names += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return names
+
+
+def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, dict[str, tuple[int, str]]]:
+    """Map each top-level function or class (and ``<module>`` for code outside them) to the
+    banned names it uses, directly or through other module-level names:
+    {name: {banned dotted name: (line, the expression as written)}}.
+
+    Names that use nothing banned are left out. A file that does not parse gives {} (the
+    worker reports the syntax error itself).
+    """
+    keys: dict[str, str] = {}
+    for dotted in banned:
+        keys.setdefault(banned_key(dotted), dotted)
+    if not keys:
+        return {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    symbols: dict[str, _Symbol] = {}
+    loose = _Symbol()
+    for node in tree.body:
+        names = _bound_names(node)
+        if not names:
+            _Collector(keys, loose).visit(node)
+            continue
+        symbol = _Symbol()
+        _Collector(keys, symbol).visit(node)
+        for name in names:  # a later binding replaces an earlier one, as at run time
+            symbols[name] = _Symbol(dict(symbol.uses), symbol.refers_to - {name})
+    # Uses flow from a name to every name that refers to it (a function calling a helper,
+    # an alias of an import): iterate to a fixed point.
+    uses = {name: dict(s.uses) for name, s in symbols.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, symbol in symbols.items():
+            for other in symbol.refers_to & symbols.keys():
+                for key, line in uses[other].items():
+                    if key not in uses[name]:
+                        uses[name][key] = line
+                        changed = True
+    loose_uses = dict(loose.uses)
+    for other in loose.refers_to & symbols.keys():
+        for key, line in uses[other].items():
+            loose_uses.setdefault(key, line)
+    found = {name: {keys[k]: line for k, line in u.items()} for name, u in uses.items() if u}
+    # Imports and aliases are not gradable names themselves: keep functions, classes and module code.
+    gradable = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    found = {name: u for name, u in found.items() if name in gradable}
+    if loose_uses:
+        found[MODULE_LEVEL] = {keys[k]: line for k, line in loose_uses.items()}
+    return found
+
+
+def describe(uses: dict[str, tuple[int, str]]) -> str:
+    """``F.softmax (line 12)``, for feedback."""
+    return ", ".join(f"{written} (line {line})" for line, written in sorted(uses.values()))
