@@ -119,8 +119,8 @@ def grade_submission(
         )
         student.run_deadline = started + assignment.run_timeout  # the import counts against the whole run too
         messages = [note] if note else []
-        log.info(isolation_summary(zygote.user if zygote is not None else None))
         load_error = student.load()
+        log.info(isolation_summary(student.worker.user if student.worker is not None else None))
         if load_error:
             messages.append(load_error)
         from .diagnosis import Diagnoser  # imported here: it loads the mistake catalogue lazily

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import logging
 import os
 import pwd
 import shutil
@@ -39,6 +40,7 @@ from .users import ensure_student_user, make_interpreter_reachable, protect_secr
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent
 
+log = logging.getLogger("autograder.sandbox")
 CLONE_NEWNS = 0x00020000
 CLONE_NEWNET = 0x40000000
 
@@ -319,6 +321,7 @@ class Worker:
                 pass
         if rss > self.limits.rss_mb * 1024 * 1024:
             self.failure = WorkerMemory(f"used more than {self.limits.rss_mb} MB of memory")
+            log.info("memory limit: %s", _describe_processes(procs))
             raise _Stop()
         for path, baseline in self._disk_baseline.items():
             if baseline - _free_bytes(path) > self.limits.disk_mb * 1024 * 1024:
@@ -364,6 +367,16 @@ class Worker:
     def leftovers(self) -> list[int]:
         """Processes of the student still alive (after kill: should be none)."""
         return [p.pid for p in self._processes()]
+
+
+def _describe_processes(procs: list[psutil.Process]) -> str:
+    parts = []
+    for p in procs:
+        try:
+            parts.append(f"{p.pid} ({p.username()}, {p.memory_info().rss >> 20} MB, {' '.join(p.cmdline()[:3])[:80]})")
+        except psutil.Error:
+            continue
+    return "; ".join(parts)
 
 
 class _Stop(Exception):

@@ -1,0 +1,450 @@
+"""The trust boundary on every grading path: one hostile upload per class of attack, each graded
+through the Gradescope entry point (``run_autograder`` in a simulated tree) and through
+``grade-all``, both as root like Gradescope and CI.
+
+For every attack and path: the score is 0 or exactly what the honest part earns; results.json is
+valid UTF-8 JSON under 1 MB; grading ends inside the budget; the grader's own processes stay
+under 600 MB; no process the attack started is left; no grader file reaches the output.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import KIT, reference_source, stub_source, validate_results
+
+from autograder import gradescope_sim
+from autograder.config import load_assignment
+from autograder.release import autograder_files, make_zip
+from autograder.sandbox import namespaces_available, running_as_root
+
+pytestmark = pytest.mark.skipif(not running_as_root(), reason="attacks are graded as root, as on Gradescope and CI")
+
+REFERENCE = reference_source("attention")
+STUB = stub_source("attention")
+HIDDEN_MARKER = "def test_"  # in every hidden test file
+REFERENCE_MARKER = "# BEGIN SOLUTION"
+CROSS_MARKER = "KITMARKER-7f3e-other-student"
+BUDGET_S = 300  # well inside Gradescope's 10 minutes (the run limit is 420 s; these end far sooner)
+GRADER_MB = 600
+
+# The loopback server a network attack tries to reach (started once per test process).
+_server = socket.socket()
+_server.bind(("127.0.0.1", 0))
+_server.listen(8)
+PORT = _server.getsockname()[1]
+threading.Thread(target=lambda: [c.close() for c, _ in iter(_server.accept, None)], daemon=True).start()
+
+
+def _find_pipes() -> str:
+    """Source that finds the worker's pipe descriptors (what an attacker would do)."""
+    return """
+import os, stat, fcntl
+def _pipes(writable):
+    found = []
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fd > 2:
+                mode = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE
+                if (mode == os.O_WRONLY) == writable:
+                    found.append(fd)
+        except OSError:
+            pass
+    return found
+def _frame(obj):
+    import json, struct
+    body = json.dumps(obj).encode()
+    return struct.pack("<Q", len(body)) + body
+"""
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+# Each attack: (how to lay out the upload in a folder, the points its honest part may earn).
+def _links(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").symlink_to(kit / "solutions" / "attention" / "attention.py")
+    (folder / "notes.py").symlink_to("/proc/self/cwd/solutions/attention/attention.py")
+    (folder / "hidden.py").symlink_to(next((kit / "assignments" / "attention" / "tests" / "hidden").glob("test_*.py")))
+    (folder / "up").symlink_to("..")
+
+
+def _secrets(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB
+        + f"""
+import glob, os
+_leaks = []
+for pattern in ["{kit}/solutions/*/*.py", "{kit}/assignments/*/tests/hidden/*.py", "{kit}/dist/*/*.zip",
+                "{kit}/.cache/**", "/autograder/source/solutions/*/*.py", "{kit}/../**/solutions/attention/attention.py"]:
+    for path in glob.glob(pattern, recursive=True):
+        try:
+            text = open(path, errors="replace").read()
+        except OSError:
+            continue
+        _leaks.append("LEAK " + path + text[:500])
+        if path.endswith("attention.py") and "def softmax" in text:
+            exec(text)
+def causal_mask(n):
+    print("\\n".join(_leaks))
+    raise NotImplementedError
+"""
+    )
+
+
+def _forged_banned(folder: Path, kit: Path) -> None:
+    body = REFERENCE.replace(
+        "def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:",
+        "def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:\n    return torch.softmax(x, dim)\n\n\ndef _unused(x, dim=-1):",
+    )
+    forge = "\nimport sys\nfor _m in list(sys.modules.values()):\n    if getattr(_m, '__name__', '').endswith('guards'):\n        _m.used = lambda: []\n        _m.reset = lambda: None\n"
+    (folder / "attention.py").write_text(body + forge)
+
+
+def _pipe_stall(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        REFERENCE
+        + _find_pipes()
+        + """
+import time
+def causal_mask(n):
+    for fd in _pipes(writable=False):
+        try:
+            fcntl.fcntl(fd, 1031, 4096)  # F_SETPIPE_SZ: the smallest pipe, then never read again
+        except OSError:
+            pass
+    time.sleep(3600)
+"""
+    )
+
+
+def _answer_flood(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB
+        + _find_pipes()
+        + """
+import threading
+def _flood():
+    junk = _frame({"id": -1, "ok": "x" * (8 * 1024 * 1024)})
+    for fd in _pipes(writable=True):
+        for _ in range(6):
+            try:
+                os.write(fd, junk)
+            except OSError:
+                break
+threading.Thread(target=_flood, daemon=True).start()
+"""
+    )
+
+
+def _huge_names(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB + "\nclass Boom(Exception):\n    pass\nBoom.__name__ = 'B' * 1_000_000\nraise Boom('m' * 1_000_000)\n"
+    )
+
+
+def _bad_text(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB
+        + "\nimport sys\nsys.stdout.buffer.write(b'\\xff\\xfe \\x00\\x1b[31m\\x07 bad\\n')\n"
+        + "def causal_mask(n):\n    print('\\ud800\\x00\\x1b')\n    raise ValueError('\\udcff\\x00\\x1b[2J' * 1000)\n",
+    )
+    (folder / os.fsdecode(b"\xff\xfe-notes\x1b.py")).write_bytes(b"x = 1\n")
+
+
+def _malformed(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        REFERENCE + _find_pipes() + "\nfor _fd in _pipes(writable=True):\n    os.write(_fd, _frame({'id': 1, 'ok': 7}))\n"
+    )
+
+
+def _disk_fill(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB
+        + """
+import os
+def causal_mask(n):
+    block = b"\\0" * (1 << 20)
+    for base in ("/tmp", "/var/tmp", "/dev/shm", os.path.expanduser("~"), "."):
+        for i in range(400):
+            try:
+                with open(os.path.join(base, f"kitattack-fill-{i}"), "wb") as f:
+                    f.write(block * 8)
+            except OSError:
+                break
+    raise NotImplementedError
+"""
+    )
+
+
+def _fork_hop(folder: Path, kit: Path) -> None:
+    hop = """
+import os, time, ctypes
+def _hop():
+    ctypes.CDLL(None).prctl(15, b"kitattack", 0, 0, 0)  # PR_SET_NAME, so the test can look for it
+    while True:
+        if os.fork():
+            os._exit(0)  # the parent leaves: the live process keeps changing its pid
+        time.sleep(0.002)
+if os.fork() == 0:
+    os.setsid()
+    _hop()
+"""
+    (folder / "attention.py").write_text(STUB + hop)
+
+
+def _nested(folder: Path, kit: Path) -> None:
+    data = _zip({"attention.py": STUB.encode()})
+    for level in range(20):
+        data = _zip({f"level{level}.zip": data, "bomb.txt": b"\0" * (8 * 1024 * 1024)})
+    (folder / "upload.zip").write_bytes(data)
+
+
+def _cpu_hogs(folder: Path, kit: Path) -> None:
+    hogs = """
+import os, ctypes
+for _ in range(16):
+    if os.fork() == 0:
+        os.setsid()
+        ctypes.CDLL(None).prctl(15, b"kitattack", 0, 0, 0)
+        while True:
+            pass
+"""
+    (folder / "attention.py").write_text(REFERENCE + hogs)
+
+
+def _network(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB
+        + f"""
+import socket
+def causal_mask(n):
+    try:
+        socket.create_connection(("127.0.0.1", {PORT}), timeout=2).close()
+        print("NETWORK-REACHED")
+    except OSError as exc:
+        print("network blocked:", exc)
+    raise NotImplementedError
+"""
+    )
+
+
+def _cross_holder(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(STUB + f"\nSECRET = {CROSS_MARKER!r}\nimport time\ntime.sleep(4)\n")
+
+
+def _cross_reader(folder: Path, kit: Path) -> None:
+    (folder / "attention.py").write_text(
+        STUB
+        + f"""
+import glob, time
+_seen = []
+for _ in range(40):
+    for path in glob.glob("/tmp/**/attention.py", recursive=True) + glob.glob("/tmp/kit-*/**", recursive=True):
+        try:
+            _seen.append(open(path, errors="replace").read())
+        except OSError:
+            pass
+    time.sleep(0.1)
+_marker = {CROSS_MARKER[:10]!r} + {CROSS_MARKER[10:]!r}  # split, so this file does not match itself
+def causal_mask(n):
+    print("{CROSS_MARKER[:8]}-found" if any(_marker in s for s in _seen) else "nothing found")
+    raise NotImplementedError
+"""
+    )
+
+
+ATTACKS = {
+    "links": (_links, 0),
+    "secrets": (_secrets, 0),
+    "forged_banned": (_forged_banned, None),  # the honest part: everything but softmax and what uses it
+    "pipe_stall": (_pipe_stall, None),  # the honest part: everything but causal_mask
+    "answer_flood": (_answer_flood, 0),
+    "huge_names": (_huge_names, 0),
+    "bad_text": (_bad_text, 0),
+    "malformed": (_malformed, 0),
+    "disk_fill": (_disk_fill, 0),
+    "fork_hop": (_fork_hop, 0),
+    "nested": (_nested, 0),
+    "cpu_hogs": (_cpu_hogs, None),
+    "network": (_network, 0),
+    "cross_holder": (_cross_holder, 0),
+    "cross_reader": (_cross_reader, 0),
+}
+
+
+def run_watched(cmd: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``cmd``; return (result, seconds, peak MB of the grader's own processes).
+
+    The grader's processes are the root-owned ones in the command's tree (graders and their
+    worker templates); each grader process with its template is counted on its own, as each
+    would be alone in its container. Memory is PSS (pages shared by the grader and its template,
+    such as torch's libraries, counted once, as the container's memory limit counts them)."""
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    peak = 0.0
+    out: list[str] = []
+    readers = [threading.Thread(target=lambda s=s: out.append(s.read()), daemon=True) for s in (proc.stdout, proc.stderr)]
+    for r in readers:
+        r.start()
+    while proc.poll() is None:
+        try:
+            top = psutil.Process(proc.pid)
+            graders = [p for p in top.children(recursive=True) if "grade" in " ".join(p.cmdline()[:6])] or [top]
+            for grader in graders:
+                tree = [grader, *grader.children(recursive=True)]
+                pss = sum(p.memory_full_info().pss for p in tree if p.uids().real == 0)
+                peak = max(peak, pss / 2**20)
+        except psutil.Error:
+            pass
+        if time.monotonic() - started > 900:
+            proc.kill()
+        time.sleep(0.2)
+    for r in readers:
+        r.join()
+    result = subprocess.CompletedProcess(cmd, proc.returncode, "".join(out), "")
+    return result, time.monotonic() - started, peak
+
+
+def leftovers() -> list[str]:
+    """Processes an attack started that are still alive."""
+    found = []
+    for p in psutil.process_iter(["name", "status"]):
+        if p.info["name"] == "kitattack" and p.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(str(p.pid))
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        found += [str(f) for f in Path(folder).glob("kitattack-*")]
+    return found
+
+
+def check_document(name: str, raw: bytes, honest: float | None) -> dict:
+    assert len(raw) < 1_000_000, f"{name}: results.json is {len(raw)} bytes"
+    document = json.loads(raw.decode("utf-8"))  # strict: must be valid UTF-8
+    validate_results(document)
+    text = document["output"] + "".join(t["output"] + t["name"] for t in document["tests"])
+    assert REFERENCE_MARKER not in text and "LEAK" not in text, f"{name}: grader files reached the output"
+    assert "NETWORK-REACHED" not in text or not namespaces_available(), f"{name}: the worker reached the network"
+    assert f"{CROSS_MARKER[:8]}-found" not in text, f"{name}: read another student's file"
+    if honest is not None:
+        assert document["score"] == honest, f"{name}: scored {document['score']}, expected {honest}"
+    return document
+
+
+def lost(document: dict) -> set[str]:
+    return {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+
+
+def check_partial(name: str, document: dict) -> None:
+    """The attacks whose honest part earns points: exactly the attacked function loses."""
+    if name == "forged_banned":  # exactly what the same code earns when it does not forge the report
+        assert "softmax" in lost(document), "a banned call must cost points even if the worker denies it"
+        assert any("torch.softmax" in t["output"] for t in document["tests"])
+        assert document["score"] == honest_forged_score()
+    if name == "pipe_stall":
+        assert lost(document) <= {"causal_mask", "padding_mask"} and "causal_mask" in lost(document)
+        assert any("time limit" in t["output"] for t in document["tests"])
+    if name == "cpu_hogs":
+        assert document["score"] <= 100
+
+
+_honest: list[float] = []
+
+
+def honest_forged_score() -> float:
+    """The score of the forged_banned submission without its forging lines (graded once)."""
+    if not _honest:
+        folder = Path(tempfile.mkdtemp(prefix="kit-attack-"))
+        try:
+            _forged_banned(folder, KIT)
+            source = (folder / "attention.py").read_text()
+            (folder / "attention.py").write_text(source[: source.index("\nimport sys\nfor _m in")])
+            results = folder / "results.json"
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "autograder",
+                    "grade",
+                    "attention",
+                    str(folder / "attention.py"),
+                    "--results",
+                    str(results),
+                ],
+                cwd=KIT,
+                capture_output=True,
+                check=True,
+            )
+            _honest.append(json.loads(results.read_text())["score"])
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return _honest[0]
+
+
+@pytest.fixture(scope="module")
+def attention_zip(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("zip") / "autograder.zip"
+    path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack_through_gradescope(name, attention_zip):
+    build, honest = ATTACKS[name]
+    parent = Path(tempfile.mkdtemp(prefix="kit-attack-"))
+    try:
+        parent.chmod(0o755)
+        root = parent / "autograder"
+        gradescope_sim.lay_out(attention_zip, {}, root)
+        build(root / "submission", root / "source")
+        env = gradescope_sim.environment(root)
+        setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
+        assert setup.returncode == 0, setup.stderr[-2000:]
+        result, seconds, peak = run_watched([str(root / "run_autograder")], cwd=root, env=env)
+        assert seconds < BUDGET_S, f"{name}: grading took {seconds:.0f} s"
+        assert peak < GRADER_MB, f"{name}: the grader used {peak:.0f} MB"
+        document = check_document(name, (root / "results" / "results.json").read_bytes(), honest)
+        check_partial(name, document)
+        if name == "links":
+            assert "a link" in document["output"], "the student is told which entries were ignored"
+        assert not leftovers(), f"{name}: left behind {leftovers()}"
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_attacks_through_grade_all(tmp_path):
+    """All attacks in one class, graded with `grade-all` (parallel graders, one user each)."""
+    export = tmp_path / "export"
+    for name, (build, _) in ATTACKS.items():
+        (export / name).mkdir(parents=True)
+        build(export / name, KIT)
+    out = tmp_path / "graded"
+    result, seconds, peak = run_watched(
+        [sys.executable, "-m", "autograder", "grade-all", "attention", str(export), "--out", str(out)], cwd=KIT
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert peak < GRADER_MB, f"a grader used {peak:.0f} MB"
+    assert seconds < BUDGET_S * 2, f"grade-all took {seconds:.0f} s"
+    for name, (_, honest) in ATTACKS.items():
+        document = check_document(name, (out / "results" / f"{name}.json").read_bytes(), honest)
+        check_partial(name, document)
+    assert not leftovers(), f"left behind {leftovers()}"
+    shutil.rmtree(export, ignore_errors=True)
