@@ -36,27 +36,44 @@ CACHE = Path(os.environ.get("KIT_SELFCHECK_CACHE", KIT_ROOT / ".cache" / "selfch
 
 @dataclass
 class CatalogueEntry:
-    kind: str  # "mistake" or "variant"
+    kind: str  # "mistake", "variant" or "corpus"
     name: str
     path: Path
     title: str
     explanation: str
     caught_by: list[str]
+    bug: tuple[str, str] | None = None  # corpus: one injected bug, (text, replacement)
+    bug_names: list[str] = field(default_factory=list)  # corpus: the mistakes that bug may be named as
 
 
 def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
-    """Mistakes or variants, read with ``ast`` (their code is not run here)."""
-    folder = assignment.mistakes_dir if kind == "mistake" else assignment.variants_dir
+    """Mistakes, variants or the independent-code corpus, read with ``ast`` (their code is not run here)."""
+    folders = {"mistake": assignment.mistakes_dir, "variant": assignment.variants_dir, "corpus": assignment.root / "corpus"}
+    folder = folders[kind]
     entries = []
     for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
         tree = ast.parse(path.read_text(), str(path))
         doc = (ast.get_docstring(tree) or path.stem).strip()
         title, _, explanation = doc.partition("\n")
-        caught: list[str] = []
+        declared: dict[str, object] = {}
         for node in tree.body:
-            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "CAUGHT_BY" for t in node.targets):
-                caught = list(ast.literal_eval(node.value))
-        entries.append(CatalogueEntry(kind, path.stem, path, title.strip(), explanation.strip(), caught))
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if getattr(target, "id", "") in ("CAUGHT_BY", "BUG", "BUG_NAMES"):
+                        declared[target.id] = ast.literal_eval(node.value)
+        bug = declared.get("BUG")
+        entries.append(
+            CatalogueEntry(
+                kind,
+                path.stem,
+                path,
+                title.strip(),
+                explanation.strip(),
+                list(declared.get("CAUGHT_BY", [])),
+                tuple(bug) if bug else None,
+                list(declared.get("BUG_NAMES", [])),
+            )
+        )
     return entries
 
 
@@ -66,6 +83,16 @@ def submission_source(assignment: Assignment, entry: CatalogueEntry | None) -> s
     if entry is None:
         return source
     return source + f"\n\n# ---- {entry.kind}: {entry.name} ----\n" + entry.path.read_text()
+
+
+def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:
+    """A corpus entry with its one declared bug injected (the text must occur exactly once)."""
+    text = entry.path.read_text()
+    old, new = entry.bug
+    if text.count(old) != 1:
+        raise ValueError(f"corpus {entry.name}: BUG text {old!r} must occur exactly once (found {text.count(old)})")
+    head, _, body = text.partition(old)
+    return assignment.solution.read_text() + f"\n\n# ---- corpus with a bug: {entry.name} ----\n" + head + new + body
 
 
 def _fingerprint(assignment: Assignment) -> str:
@@ -182,9 +209,17 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
     report = Report(assignment.name)
     mistakes = read_catalogue(assignment, "mistake")
     variants = read_catalogue(assignment, "variant")
+    corpus = read_catalogue(assignment, "corpus")
     sources = {"stub": make_stub(assignment.solution.read_text())}
-    for entry in mistakes + variants:
+    for entry in mistakes + variants + corpus:
         sources[f"{entry.kind}:{entry.name}"] = submission_source(assignment, entry)
+    bug_errors = []
+    for entry in corpus:
+        try:
+            sources[f"corpus-bug:{entry.name}"] = bugged_source(assignment, entry) if entry.bug else None
+        except ValueError as exc:
+            bug_errors.append(str(exc))
+    sources = {label: source for label, source in sources.items() if source is not None}
     # A mistake runs against the tests that claim to catch it (the proof needs nothing else, and the
     # training tests are most of the time); the reference, the stub and the variants run everything.
     only = {f"mistake:{e.name}": [k for k in e.caught_by if k in assignment.points] for e in mistakes}
@@ -211,7 +246,23 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
     for entry in variants:
         doc = graded[f"variant:{entry.name}"]
         report.check(doc.get("score") == 100, f"variant {entry.name} ({entry.title}) scores 100 (got {doc.get('score')})")
-    for label in ("reference", *(f"variant:{e.name}" for e in variants)):
+    for entry in corpus:
+        doc = graded[f"corpus:{entry.name}"]
+        report.check(doc.get("score") == 100, f"corpus {entry.name} ({entry.title}) scores 100 (got {doc.get('score')})")
+        bugged = graded.get(f"corpus-bug:{entry.name}")
+        if bugged is None:
+            report.check(False, f"corpus {entry.name} declares one injected BUG = (text, replacement)")
+            continue
+        named = sorted({m for t in bugged.get("tests", []) for m in t.get("extra_data", {}).get("mistakes", [])})
+        wrong = [m for m in named if m not in entry.bug_names]
+        report.check(
+            (bugged.get("score") or 0) < 100 and not wrong,
+            f"corpus {entry.name} with its bug loses points ({100 - (bugged.get('score') or 0):g}) and is named "
+            f"correctly or not at all (named {named or 'nothing'}; allowed {entry.bug_names or 'nothing'})",
+        )
+    for problem in bug_errors:
+        report.check(False, problem)
+    for label in ("reference", *(f"variant:{e.name}" for e in variants), *(f"corpus:{e.name}" for e in corpus)):
         named = {m for t in graded[label].get("tests", []) for m in t.get("extra_data", {}).get("mistakes", [])}
         report.check(not named, f"{label} is not diagnosed with any mistake" + (f" (got {sorted(named)})" if named else ""))
     hidden_keys = {k for k in assignment.points if k.startswith("hidden/")}
@@ -245,6 +296,8 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
         not uncaught, "every hidden test catches at least one catalogued mistake" + (f" (not: {uncaught})" if uncaught else "")
     )
     report.check(len(mistakes) >= 10, f"at least 10 catalogued mistakes ({len(mistakes)})")
+    if corpus:
+        report.check(len(corpus) >= 3, f"at least 3 independent implementations in corpus/ ({len(corpus)})")
     report.lines.extend(zip_report.lines)
     report.problems.extend(zip_report.problems)
     return report
