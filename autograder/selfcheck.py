@@ -86,13 +86,20 @@ def submission_source(assignment: Assignment, entry: CatalogueEntry | None) -> s
 
 
 def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:
-    """A corpus entry with its one declared bug injected (the text must occur exactly once)."""
+    """A corpus entry with its one declared bug injected: the text must occur exactly once in the
+    code after the BUG declaration (the docstring and the declaration may quote it)."""
     text = entry.path.read_text()
+    declared = [
+        n for n in ast.parse(text).body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") in ("BUG", "BUG_NAMES")
+    ]
+    lines = text.splitlines(keepends=True)
+    split = max(n.end_lineno for n in declared) if declared else 0
+    head, code = "".join(lines[:split]), "".join(lines[split:])
     old, new = entry.bug
-    if text.count(old) != 1:
-        raise ValueError(f"corpus {entry.name}: BUG text {old!r} must occur exactly once (found {text.count(old)})")
-    head, _, body = text.partition(old)
-    return assignment.solution.read_text() + f"\n\n# ---- corpus with a bug: {entry.name} ----\n" + head + new + body
+    if code.count(old) != 1:
+        raise ValueError(f"corpus {entry.name}: BUG text {old!r} must occur exactly once in its code (found {code.count(old)})")
+    code = code.replace(old, new, 1)
+    return assignment.solution.read_text() + f"\n\n# ---- corpus with a bug: {entry.name} ----\n" + head + code
 
 
 def _fingerprint(assignment: Assignment) -> str:
