@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .banned import scan_source
 from .checks import RETURNED, Outcome, to_tensor
 from .config import Assignment
 from .selfcheck import CatalogueEntry, read_catalogue, submission_source
@@ -68,6 +69,7 @@ class Diagnoser:
         self.matched: set[str] = set()
         self.ruled_out: set[str] = set()
         self._by_name = {e.name: e for e in self.entries}
+        self._scans: dict[str, dict] = {}
 
     def _module(self, entry: CatalogueEntry | None) -> types.ModuleType:
         key = entry.name if entry else "__reference__"
@@ -98,8 +100,20 @@ class Diagnoser:
             out = out[call["output"]]
         return out
 
+    def _static_banned(self, entry: CatalogueEntry | None, call: Any) -> list[str]:
+        """The banned names the grader's static scan finds in the called function or class (as the seam does)."""
+        if not isinstance(call, dict) or not self.assignment.banned:
+            return []
+        key = entry.name if entry else "__reference__"
+        if key not in self._scans:
+            self._scans[key] = scan_source(submission_source(self.assignment, entry), list(self.assignment.banned))
+        return sorted(self._scans[key].get(call.get("fn") or call.get("cls") or "", {}))
+
     def _observe(self, entry: CatalogueEntry | None, call: Any) -> Any:
         """What the call does on this implementation: its value, or the Outcome (raised, banned)."""
+        static = self._static_banned(entry, call)
+        if static:
+            return Outcome.banned(static)
         with guards.active(list(self.assignment.banned)):
             module = self._module(entry)  # loaded under the wrappers, like a submission in the worker
             try:
@@ -147,8 +161,35 @@ class Diagnoser:
         return not same_values or self._dtype(got) == self._dtype(wrong)
 
     def _differs(self, wrong: Any, expected: Any) -> bool:
-        """The mistake's result is not the reference's on these inputs (a value, a dtype or an outcome)."""
+        """The mistake's result is certainly not the reference's on these inputs (a value, a dtype or an
+        outcome); results that cannot be compared (a module object) prove nothing either way."""
+        if not (self._comparable(wrong) and self._comparable(expected)):
+            return False
         return not self._close(wrong, expected) or self._dtype(wrong) != self._dtype(expected)
+
+    @staticmethod
+    def _comparable(x: Any) -> bool:
+        if isinstance(x, (Outcome, str)) or _words(x):
+            return True
+        try:
+            to_tensor(x, "x")
+        except Exception:  # noqa: BLE001 - an object that is no value
+            return False
+        return True
+
+    def _banned_without_call(self, got: Outcome) -> tuple[list[str], str]:
+        """A banned name found before any replayable call (the seam's static scan at construction):
+        the mistakes whose source uses one of the same banned names, by the same scan."""
+        names = set(got.detail.split(", "))
+        matches = []
+        for entry in self.entries:
+            key = entry.name
+            if key not in self._scans:
+                self._scans[key] = scan_source(submission_source(self.assignment, entry), list(self.assignment.banned))
+            if names & {n for uses in self._scans[key].values() for n in uses}:
+                matches.append(entry.name)
+                self.matched.add(entry.name)
+        return matches, self.explain(matches)
 
     def consistent(self, names: list[str], passed: set[str]) -> list[str]:
         """The names among ``names`` that explain everything the submission did across all its tests.
@@ -176,6 +217,8 @@ class Diagnoser:
         """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
+        if call is None and isinstance(got, Outcome) and got.kind == "banned" and self.entries:
+            return self._banned_without_call(got)
         if not (isinstance(call, dict) or callable(call)) or got is None or not self.entries:
             return [], ""
         if self.spent > SUBMISSION_BUDGET_SECONDS:
@@ -207,6 +250,8 @@ class Diagnoser:
             if self._matches(got, wrong, expected):
                 matches.append(entry)
                 self.matched.add(entry.name)
-            elif self._differs(wrong, expected):
-                self.ruled_out.add(entry.name)  # this mistake would have shown here, and it did not
+            elif self._differs(wrong, expected) and not (isinstance(got, Outcome) and got.kind == "banned"):
+                # this mistake would have shown here, and it did not (a banned call stopped the student's code
+                # before it did anything: that shows nothing about what else it would have done)
+                self.ruled_out.add(entry.name)
         return [e.name for e in matches], self.explain([e.name for e in matches])
