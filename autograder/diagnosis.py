@@ -80,8 +80,8 @@ class Diagnoser:
             self._modules[key] = module
         return self._modules[key]
 
-    def _run(self, module: types.ModuleType, call: Any) -> Any:
-        torch.manual_seed(0)
+    def _run(self, module: types.ModuleType, call: Any, seed: int = 0) -> Any:
+        torch.manual_seed(seed)
         if callable(call):  # a test's own replay: builds its inputs, returns the checked value
             return call(module)
         call = copy.deepcopy(call)  # a mistake that writes into its inputs must not touch the test's data
@@ -109,7 +109,7 @@ class Diagnoser:
             self._scans[key] = scan_source(submission_source(self.assignment, entry), list(self.assignment.banned))
         return sorted(self._scans[key].get(call.get("fn") or call.get("cls") or "", {}))
 
-    def _observe(self, entry: CatalogueEntry | None, call: Any) -> Any:
+    def _observe(self, entry: CatalogueEntry | None, call: Any, seed: int = 0) -> Any:
         """What the call does on this implementation: its value, or the Outcome (raised, banned)."""
         static = self._static_banned(entry, call)
         if static:
@@ -117,7 +117,7 @@ class Diagnoser:
         with guards.active(list(self.assignment.banned)):
             module = self._module(entry)  # loaded under the wrappers, like a submission in the worker
             try:
-                value = self._run(module, call)
+                value = self._run(module, call, seed)
             except Exception as exc:  # noqa: BLE001 - a raise is an observation too
                 value = Outcome.raised(type(exc).__name__, str(exc))
             used = guards.used()
@@ -252,6 +252,13 @@ class Diagnoser:
                 self.matched.add(entry.name)
             elif self._differs(wrong, expected) and not (isinstance(got, Outcome) and got.kind == "banned"):
                 # this mistake would have shown here, and it did not (a banned call stopped the student's code
-                # before it did anything: that shows nothing about what else it would have done)
-                self.ruled_out.add(entry.name)
+                # before it did anything: that shows nothing about what else it would have done). A mistake
+                # whose result depends on the global random state (another seed, another result) cannot be
+                # replayed exactly, so it is not ruled out by a differing value.
+                try:
+                    again = self._observe(entry, call, seed=1)
+                except Exception:  # noqa: BLE001
+                    again = None
+                if again is not None and self._close(again, wrong):
+                    self.ruled_out.add(entry.name)
         return [e.name for e in matches], self.explain([e.name for e in matches])
