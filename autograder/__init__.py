@@ -3,4 +3,4 @@
 Run ``python -m autograder --help`` for the commands.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"

@@ -61,7 +61,9 @@ def _cmd_release(args: argparse.Namespace) -> int:
     from .release import main as release_main
 
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
-    return release_main(args.assignments or list_assignments(), check=not args.no_check, out=Path(args.out), as_of=as_of)
+    return release_main(
+        args.assignments or list_assignments(), check=not args.no_check, out=Path(args.out), as_of=as_of, otter=args.otter
+    )
 
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
@@ -71,7 +73,11 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description=__doc__,
+        epilog="python -m autograder bench [--help] measures grading time and memory (its own options).",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("grade", help="grade one submission (file, folder or zip)")
@@ -107,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="dist")
     p.add_argument("--no-check", action="store_true", help="skip the self-check (not for real releases)")
     p.add_argument("--as-of", help="release date YYYY-MM-DD for course.toml's dated choices (default today)")
+    p.add_argument("--otter", action="store_true", help="also build Otter's own Gradescope zip (otter-autograder.zip)")
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("stubs", help="regenerate student_template/ from solutions/")
@@ -126,10 +133,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment")
     p.add_argument("--count", type=int, default=20)
     p.set_defaults(func=_cmd_seeds)
-
-    p = sub.add_parser("bench", help="measure grading time and memory (see autograder/bench.py)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=lambda a: __import__("autograder.bench", fromlist=["main"]).main(a.rest))
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
@@ -164,7 +167,7 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["bench"]:  # bench has its own options (see autograder/bench.py)
+    if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/bench.py)
         from .bench import main as bench_main
 
         return bench_main(argv[1:])

@@ -134,6 +134,7 @@ def grade_submission(
         )
         sys.path.insert(0, str(assignment.tests_dir))
         try:
+            forget_test_modules(assignment)
             pytest.main(pytest_args(assignment), plugins=[plugin])
         finally:
             sys.path.remove(str(assignment.tests_dir))
@@ -170,6 +171,17 @@ def grade_submission(
         shutil.rmtree(workdir, ignore_errors=True)
         if reserve is not None:
             reserve.unlink(missing_ok=True)
+
+
+def forget_test_modules(assignment: Assignment) -> None:
+    """Drop the assignment's test and support modules from ``sys.modules``, so each pytest
+    session (one per submission in ``grade_many``) imports them afresh: nothing a module-level
+    global kept from one submission's tests reaches the next (tests/test_grading.py checks it)."""
+    root = str(assignment.tests_dir.resolve())
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        if path and os.path.realpath(path).startswith(root + os.sep):
+            del sys.modules[name]
 
 
 def _reserve_space(folder: Path) -> Path | None:
@@ -239,9 +251,9 @@ def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict
     sys.path.insert(0, str(assignment.tests_dir))
     try:
         for seed in seeds:
-            os.environ["AG_SEED"] = str(seed)
             student = LocalStudent(assignment.module, assignment.solution, assignment.helpers)
-            plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"))
+            plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"), seed_base=seed)
+            forget_test_modules(assignment)
             pytest.main(pytest_args(assignment), plugins=[plugin])
             bad = [f"{r.name}: {r.output[:200]}" for r in plugin.results.values() if r.status != "passed"]
             failures[seed] = bad + plugin.config_errors

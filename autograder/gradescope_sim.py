@@ -59,15 +59,14 @@ def run(root: Path, timeout: float = 900) -> tuple[subprocess.CompletedProcess, 
     return setup, grade
 
 
-def simulate(zip_path: Path, submission: dict[str, bytes], keep: Path | None = None) -> dict:
-    root = keep or Path(tempfile.mkdtemp(prefix="kit-gradescope-"))
+def simulate(zip_path: Path, submission: dict[str, bytes]) -> dict:
+    root = Path(tempfile.mkdtemp(prefix="kit-gradescope-"))
     try:
         lay_out(Path(zip_path), submission, root)
         run(root)
         return json.loads((root / "results" / "results.json").read_text())
     finally:
-        if keep is None:
-            shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 __all__ = ["lay_out", "run", "simulate"]

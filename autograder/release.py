@@ -267,14 +267,22 @@ def otter_autograder_zip(assignment: Assignment, files: dict[str, bytes]) -> byt
 
 
 def build_zips(
-    assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False, refresh_numbers: bool = False
+    assignment: Assignment,
+    shipped: frozenset[str] = frozenset(),
+    hints: bool = False,
+    refresh_numbers: bool = False,
+    otter: bool = False,
 ) -> dict[str, bytes]:
+    """student.zip and autograder.zip; with ``otter``, also Otter's own Gradescope zip
+    (``release --otter``; see the README's "Otter or the kit's zip")."""
     student = student_files(assignment, shipped, hints, refresh_numbers)
-    return {
+    zips = {
         "student.zip": make_zip(student, prefix=f"{assignment.name}/"),
         "autograder.zip": make_zip(autograder_files(assignment)),
-        "otter-autograder.zip": otter_autograder_zip(assignment, student),
     }
+    if otter:
+        zips["otter-autograder.zip"] = otter_autograder_zip(assignment, student)
+    return zips
 
 
 def student_files_from_zip(data: bytes) -> dict[str, bytes]:
@@ -283,7 +291,9 @@ def student_files_from_zip(data: bytes) -> dict[str, bytes]:
         return {info.filename.split("/", 1)[1]: zf.read(info) for info in zf.infolist() if not info.is_dir()}
 
 
-def main(names: list[str], check: bool = True, out: Path = Path("dist"), as_of: dt.date | None = None) -> int:
+def main(
+    names: list[str], check: bool = True, out: Path = Path("dist"), as_of: dt.date | None = None, otter: bool = False
+) -> int:
     """``python -m autograder release``: regenerate, build, self-check, then write dist/.
 
     Assignments are built in the course's order (``course.toml``), each with what the course
@@ -308,7 +318,7 @@ def main(names: list[str], check: bool = True, out: Path = Path("dist"), as_of: 
             assignment = load_assignment(name)
             entry = course.entry(name)
             shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
-            built.append((assignment, build_zips(assignment, shipped, entry.hints, refresh_numbers=True)))
+            built.append((assignment, build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter)))
             write_student_template(assignment)
             if shipped:
                 print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")

@@ -142,10 +142,6 @@ class RemoteStudent:
             self.worker.kill()
             self.worker = None
 
-    @property
-    def isolated_user(self) -> str | None:
-        return self.worker.isolated_user if self.worker else None
-
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
         return capture, capture.mark() if capture else 0
@@ -287,9 +283,6 @@ class LocalStudent:
             return getattr(self.module, name)
         except AttributeError:
             raise StudentCodeError(f"{self.module.__name__}.py has no `{name}`") from None
-
-    def has(self, name: str) -> bool:
-        return hasattr(self.module, name)
 
     def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
         if isinstance(target, str):

@@ -86,12 +86,6 @@ class ProbeLM(nn.Module):
         """The recorded forward calls, oldest first."""
         return list(self.calls)
 
-    def clear_log(self) -> None:
-        self.calls.clear()
-
-    def mode(self) -> bool:
-        return bool(self.training)
-
 
 def set_global_seed(seed: int) -> None:
     """Seed the worker's global torch RNG (to build student models reproducibly, or to disturb it)."""

@@ -253,10 +253,6 @@ class Worker:
         self._disk_baseline: dict[str, int] = {}
         self.failure: Exception | None = None  # what the watchdog found
 
-    @property
-    def isolated_user(self) -> str | None:
-        return self.user.pw_name if self.user else None
-
     # -- life cycle -----------------------------------------------------------
     def start(self) -> None:
         if self.zygote is None or not self.zygote.alive():
