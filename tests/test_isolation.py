@@ -8,6 +8,7 @@ that rely on the unprivileged user run only when the tests run as root (as on Gr
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,10 +35,22 @@ def attention_zip(tmp_path_factory):
     return path
 
 
+_TREES: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_trees():
+    yield
+    for parent in _TREES:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
 def tree_root(tmp_path) -> Path:
     """Where the simulated /autograder goes: like Gradescope's, reachable by any user (0755 parents),
-    so that only the grader's own 0700 folders stand between student code and the secrets."""
+    so that only the grader's own 0700 folders stand between student code and the secrets.
+    (Outside pytest's 0700 tmp tree; removed when the module's tests end.)"""
     parent = Path(tempfile.mkdtemp(prefix="kit-tree-"))
+    _TREES.append(parent)
     parent.chmod(0o755)
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "tree").symlink_to(parent)

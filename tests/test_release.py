@@ -1,5 +1,8 @@
 """The release is generated, in sync and reproducible."""
 
+import os
+import subprocess
+import sys
 import zipfile
 
 from conftest import KIT, load_assignment, run_cli
@@ -21,9 +24,30 @@ def test_student_template_is_in_sync_with_the_sources(assignment_name):
     assert not stale, f"student_template/{assignment_name} is stale ({stale}); run `make release`"
 
 
+_BUILD = """
+import hashlib, sys
+sys.path.insert(0, {kit!r})
+from autograder.config import load_assignment
+from autograder.release import build_zips
+for name, data in sorted(build_zips(load_assignment({name!r})).items()):
+    print(name, hashlib.sha256(data).hexdigest())
+"""
+
+
 def test_zips_are_byte_identical_across_builds(assignment_name):
-    assignment = load_assignment(assignment_name, KIT)
-    assert build_zips(assignment) == build_zips(assignment)
+    """Two builds in two fresh processes (different hash seeds, times, temporary names) agree."""
+    digests = set()
+    for hash_seed in ("1", "2"):
+        proc = subprocess.run(
+            [sys.executable, "-c", _BUILD.format(kit=str(KIT), name=assignment_name)],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        digests.add(proc.stdout)
+    assert len(digests) == 1, f"two builds of {assignment_name} differ:\n" + "\n".join(digests)
 
 
 def test_autograder_zip_has_the_contract_files_at_its_root(assignment_name):
