@@ -19,7 +19,6 @@ or reference code: only the mistake's own explanation.
 
 from __future__ import annotations
 
-import ast
 import copy
 import time
 import types
@@ -29,9 +28,9 @@ import numpy as np
 import torch
 
 from .banned import scan_source
+from .catalogue import CatalogueEntry, changed_names, read_catalogue, submission_source
 from .checks import RETURNED, Outcome, to_tensor
 from .config import Assignment
-from .selfcheck import CatalogueEntry, read_catalogue, submission_source
 from .worker import guards
 
 MATCH_ATOL = 1e-5
@@ -39,18 +38,6 @@ MATCH_RTOL = 1e-4
 BUDGET_SECONDS = 5.0  # CPU per failed test, across all mistakes
 SUBMISSION_BUDGET_SECONDS = 20.0  # CPU per submission: a submission failing every test still gets its grade fast
 NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
-
-
-def _defined_names(entry: CatalogueEntry) -> set[str]:
-    names = set()
-    for node in ast.parse(entry.path.read_text()).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                    names.add(target.value.id)
-    return names
 
 
 def _words(x: Any) -> bool:
@@ -62,7 +49,7 @@ class Diagnoser:
         self.assignment = assignment
         self.entries = read_catalogue(assignment, "mistake")
         self._modules: dict[str, types.ModuleType] = {}
-        self._defines = {e.name: _defined_names(e) for e in self.entries}
+        self._defines = {e.name: changed_names(assignment, e) for e in self.entries}
         self.spent = 0.0  # CPU seconds of diagnosis so far, for this submission
         # Across the submission's tests: mistakes whose replay matched what the student's code did, and
         # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).

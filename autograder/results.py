@@ -65,7 +65,7 @@ def _mistake_titles(assignment: Assignment | None) -> dict[str, str]:
     """{mistake id: its title} from the catalogue, for "most likely: ..." in the summary."""
     if assignment is None:
         return {}
-    from .selfcheck import read_catalogue
+    from .catalogue import read_catalogue
 
     try:
         return {entry.name: entry.title for entry in read_catalogue(assignment, "mistake")}

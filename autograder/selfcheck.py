@@ -14,7 +14,6 @@ assignment re-checks in seconds.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
@@ -27,79 +26,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .catalogue import CatalogueEntry, bugged_source, read_catalogue, submission_source  # noqa: F401 - re-exported
 from .config import KIT_ROOT, Assignment
 from .markers import make_stub
 
 # KIT_SELFCHECK_CACHE moves it (the benchmark times a release with an empty cache that way)
 CACHE = Path(os.environ.get("KIT_SELFCHECK_CACHE", KIT_ROOT / ".cache" / "selfcheck"))
-
-
-@dataclass
-class CatalogueEntry:
-    kind: str  # "mistake", "variant" or "corpus"
-    name: str
-    path: Path
-    title: str
-    explanation: str
-    caught_by: list[str]
-    bug: tuple[str, str] | None = None  # corpus: one injected bug, (text, replacement)
-    bug_names: list[str] = field(default_factory=list)  # corpus: the mistakes that bug may be named as
-
-
-def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
-    """Mistakes, variants or the independent-code corpus, read with ``ast`` (their code is not run here)."""
-    folders = {"mistake": assignment.mistakes_dir, "variant": assignment.variants_dir, "corpus": assignment.root / "corpus"}
-    folder = folders[kind]
-    entries = []
-    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        tree = ast.parse(path.read_text(), str(path))
-        doc = (ast.get_docstring(tree) or path.stem).strip()
-        title, _, explanation = doc.partition("\n")
-        declared: dict[str, object] = {}
-        for node in tree.body:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if getattr(target, "id", "") in ("CAUGHT_BY", "BUG", "BUG_NAMES"):
-                        declared[target.id] = ast.literal_eval(node.value)
-        bug = declared.get("BUG")
-        entries.append(
-            CatalogueEntry(
-                kind,
-                path.stem,
-                path,
-                title.strip(),
-                explanation.strip(),
-                list(declared.get("CAUGHT_BY", [])),
-                tuple(bug) if bug else None,
-                list(declared.get("BUG_NAMES", [])),
-            )
-        )
-    return entries
-
-
-def submission_source(assignment: Assignment, entry: CatalogueEntry | None) -> str:
-    """The reference with a mistake or variant appended (it redefines what it changes)."""
-    source = assignment.solution.read_text()
-    if entry is None:
-        return source
-    return source + f"\n\n# ---- {entry.kind}: {entry.name} ----\n" + entry.path.read_text()
-
-
-def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:
-    """A corpus entry with its one declared bug injected: the text must occur exactly once in the
-    code after the BUG declaration (the docstring and the declaration may quote it)."""
-    text = entry.path.read_text()
-    declared = [
-        n for n in ast.parse(text).body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") in ("BUG", "BUG_NAMES")
-    ]
-    lines = text.splitlines(keepends=True)
-    split = max(n.end_lineno for n in declared) if declared else 0
-    head, code = "".join(lines[:split]), "".join(lines[split:])
-    old, new = entry.bug
-    if code.count(old) != 1:
-        raise ValueError(f"corpus {entry.name}: BUG text {old!r} must occur exactly once in its code (found {code.count(old)})")
-    code = code.replace(old, new, 1)
-    return assignment.solution.read_text() + f"\n\n# ---- corpus with a bug: {entry.name} ----\n" + head + code
 
 
 def _fingerprint(assignment: Assignment) -> str:

@@ -7,9 +7,9 @@ import zipfile
 
 from conftest import KIT, reference_source, run_cli, stub_source
 
+from autograder.catalogue import read_catalogue, submission_source
 from autograder.config import load_assignment
 from autograder.report import mistake_title
-from autograder.selfcheck import read_catalogue, submission_source
 
 METADATA = """\
 submission_1001:

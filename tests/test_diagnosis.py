@@ -7,8 +7,8 @@ import numpy as np
 import torch
 from conftest import KIT, reference_source, run_cli, write_submission
 
+from autograder.catalogue import read_catalogue
 from autograder.config import load_assignment
-from autograder.selfcheck import read_catalogue
 
 
 def test_two_mistakes_in_different_functions_are_both_named(tmp_path):

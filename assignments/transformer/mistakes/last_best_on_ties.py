@@ -4,32 +4,4 @@ On equal validation losses the contract keeps the first epoch (replace only on a
 improvement, val < best): a later epoch that is no better is not worth the extra training.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_best_epoch_first_on_ties"]
-
-
-def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):
-    generator = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
-    n_rows = train_tokens.shape[0]
-    history = {"train_loss": [], "val_loss": [], "best_epoch": 0}
-    best_loss, best_state = math.inf, None
-    for epoch in range(epochs):
-        model.train()
-        total = 0.0
-        for rows in torch.randperm(n_rows, generator=generator).split(batch_size):
-            optimizer.zero_grad()
-            loss = lm_loss(model, train_tokens[rows])
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            total += loss.item() * len(rows)
-        history["train_loss"].append(total / n_rows)
-        model.eval()
-        with torch.no_grad():
-            val = lm_loss(model, val_tokens).item()
-        history["val_loss"].append(val)
-        if val <= best_loss:
-            best_loss, history["best_epoch"] = val, epoch
-            best_state = copy.deepcopy(model.state_dict())
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    return history
+PATCH = [('if val < best_loss:\n', 'if val <= best_loss:\n')]

@@ -5,31 +5,5 @@ behave as in training and the validation loss is not the loss of the model you w
 Call model.eval() (and torch.no_grad()) for validation, and model.train() again before the next epoch.
 """
 CAUGHT_BY = ["hidden/test_train.py::test_full_batch_history", "hidden/test_train.py::test_validation_eval_mode_no_grad"]
-
-
-def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):
-    generator = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
-    n_rows = train_tokens.shape[0]
-    history = {"train_loss": [], "val_loss": [], "best_epoch": 0}
-    best_loss, best_state = math.inf, None
-    for epoch in range(epochs):
-        model.train()
-        total = 0.0
-        for rows in torch.randperm(n_rows, generator=generator).split(batch_size):
-            optimizer.zero_grad()
-            loss = lm_loss(model, train_tokens[rows])
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            total += loss.item() * len(rows)
-        history["train_loss"].append(total / n_rows)
-        with torch.no_grad():
-            val = lm_loss(model, val_tokens).item()
-        history["val_loss"].append(val)
-        if val < best_loss:
-            best_loss, history["best_epoch"] = val, epoch
-            best_state = copy.deepcopy(model.state_dict())
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    return history
+PATCH = [('history["train_loss"].append(total / n_rows)\nmodel.eval()\n',
+  'history["train_loss"].append(total / n_rows)\n')]
