@@ -52,5 +52,5 @@ gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root
 student-setup: $(STAMP) ## a fresh venv from a handout's Linux lines runs the public tests and the notebook (minutes)
 	KIT_STUDENT_SETUP=1 $(PY) -m pytest tests/test_student_setup.py -q
 
-clean: ## remove build outputs (keeps .venv)
-	rm -rf dist build .pytest_cache
+clean: ## remove build outputs and the self-check cache (keeps .venv)
+	rm -rf dist build .pytest_cache .cache .bench

@@ -62,7 +62,12 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
     return release_main(
-        args.assignments or list_assignments(), check=not args.no_check, out=Path(args.out), as_of=as_of, otter=args.otter
+        args.assignments or list_assignments(),
+        check=not args.no_check,
+        out=Path(args.out),
+        as_of=as_of,
+        otter=args.otter,
+        cache=Path(args.cache) if args.cache else None,
     )
 
 
@@ -114,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-check", action="store_true", help="skip the self-check (not for real releases)")
     p.add_argument("--as-of", help="release date YYYY-MM-DD for course.toml's dated choices (default today)")
     p.add_argument("--otter", action="store_true", help="also build Otter's own Gradescope zip (otter-autograder.zip)")
+    p.add_argument("--cache", help="the self-check's cache folder (default .cache/selfcheck; `make clean` empties it)")
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("stubs", help="regenerate student_template/ from solutions/")

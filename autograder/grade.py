@@ -138,6 +138,7 @@ def grade_submission(
             pytest.main(pytest_args(assignment), plugins=[plugin])
         finally:
             sys.path.remove(str(assignment.tests_dir))
+        stopped = sorted(student.timed_out)  # functions that hung, crashed or ran out of memory
         student.close()
         student = None
         tests = list(plugin.results.values())
@@ -150,7 +151,10 @@ def grade_submission(
         if not lost and tests:
             summary += " Every test passed."
         messages.insert(0, summary)
-        extra = {"config_errors": plugin.config_errors} if plugin.config_errors else None
+        extra = {"config_errors": plugin.config_errors} if plugin.config_errors else {}
+        if stopped:  # the self-check never caches such a result: a loaded machine can cause it
+            extra["stopped"] = stopped
+        extra = extra or None
         document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra, assignment=assignment)
         return _finish(results_path, document, plugin.config_errors, reserve)
     except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result

@@ -292,7 +292,12 @@ def student_files_from_zip(data: bytes) -> dict[str, bytes]:
 
 
 def main(
-    names: list[str], check: bool = True, out: Path = Path("dist"), as_of: dt.date | None = None, otter: bool = False
+    names: list[str],
+    check: bool = True,
+    out: Path = Path("dist"),
+    as_of: dt.date | None = None,
+    otter: bool = False,
+    cache: Path | None = None,
 ) -> int:
     """``python -m autograder release``: regenerate, build, self-check, then write dist/.
 
@@ -312,6 +317,7 @@ def main(
     course = load_course()
     names = sorted(names, key=lambda n: course.order.index(n) if n in course.order else len(course.order))
     failures = 0
+    why: dict[str, str] = {}  # assignment -> what failed, for the summary at the end
     built: list[tuple[Assignment, dict[str, bytes]]] = []
     for name in names:
         try:
@@ -325,6 +331,8 @@ def main(
         except ConfigError as exc:
             print(f"[{name}] cannot build: {exc}", file=sys.stderr)
             failures += 1
+            why[name] = f"cannot build: {exc}"
+            _remove_stale(out, name)
     findings = course_findings({a.name: student_files_from_zip(zips["student.zip"]) for a, zips in built}, course, as_of)
     for finding in findings:
         print(f"answer leak: {finding}", file=sys.stderr)
@@ -340,11 +348,17 @@ def main(
     with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
         # the longest first (the training suites), so the two lanes finish together
         order = sorted(built, key=lambda item: -item[0].test_timeout)
-        futures = [pool.submit(_release_one, assignment, zips, check, out) for assignment, zips in order]
+        futures = [pool.submit(_release_one, assignment, zips, check, out, cache) for assignment, zips in order]
+        futures_names = {f: a.name for f, (a, _) in zip(futures, order)}
         for future in as_completed(futures):
-            name, table = future.result()
+            try:
+                name, table, problems = future.result()
+            except Exception as exc:  # noqa: BLE001 - one broken assignment must not hide the others' results
+                name, table, problems = futures_names[future], None, [f"{type(exc).__name__}: {exc}"]
             if table is None:
                 failures += 1
+                why[name] = "self-check failed: " + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else "")
+                _remove_stale(out, name)
             elif table:
                 tables[name] = table
     if built and not failures:
@@ -352,12 +366,34 @@ def main(
         (out / "course.md").write_text(course.schedule() + f"\nBuilt on {as_of}.\n")
     if not failures and set(tables) == set(list_assignments()):  # a partial release leaves the README's table alone
         write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
+    print(_summary(names, why, out), file=sys.stderr if why else sys.stdout)
     return 1 if failures else 0
 
 
-def _release_one(assignment: Assignment, zips: dict[str, bytes], check: bool, out: Path) -> tuple[str, str | None]:
-    """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if refused)."""
-    from .selfcheck import self_check
+def _remove_stale(out: Path, name: str) -> None:
+    """A refused assignment keeps no zips from an earlier release: dist/ never looks released when it is not."""
+    target = out / name
+    if target.exists():
+        shutil.rmtree(target)
+
+
+def _summary(names: list[str], why: dict[str, str], out: Path) -> str:
+    if not why:
+        return f"release: {len(names)} assignment(s) built and self-checked into {out}/: {', '.join(names)}"
+    lines = [f"release FAILED for {len(why)} of {len(names)} assignment(s) (their {out}/<name>/ folders were removed):"]
+    lines += [f"  - {name}: {reason}" for name, reason in why.items()]
+    done = [n for n in names if n not in why]
+    if done:
+        lines.append(f"  built and self-checked: {', '.join(done)}")
+    return "\n".join(lines)
+
+
+def _release_one(
+    assignment: Assignment, zips: dict[str, bytes], check: bool, out: Path, cache: Path | None = None
+) -> tuple[str, str | None, list[str]]:
+    """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if
+    refused, the self-check's problems)."""
+    from .selfcheck import DEFAULT_CACHE, self_check
 
     name = assignment.name
     started = time.monotonic()
@@ -367,12 +403,12 @@ def _release_one(assignment: Assignment, zips: dict[str, bytes], check: bool, ou
         for file_name, data in zips.items():
             (staged / file_name).write_bytes(data)
         if check:
-            report = self_check(assignment, staged)
+            report = self_check(assignment, staged, cache or DEFAULT_CACHE)
             with _PRINT:
                 print(report.text(), flush=True)
             if not report.ok:
                 print(f"[{name}] self-check FAILED: dist/{name}/ was not written.", file=sys.stderr, flush=True)
-                return name, None
+                return name, None, list(report.problems)
             (staged / "selfcheck.txt").write_text(report.text() + "\n")
             table = report.markdown_table()
         target = out / name
@@ -382,7 +418,7 @@ def _release_one(assignment: Assignment, zips: dict[str, bytes], check: bool, ou
         for path in staged.iterdir():
             shutil.copyfile(path, target / path.name)
     print(f"[{name}] wrote {target}/student.zip and {target}/autograder.zip ({time.monotonic() - started:.0f} s)", flush=True)
-    return name, table
+    return name, table, []
 
 
 _PRINT = threading.Lock()

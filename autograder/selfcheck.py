@@ -15,6 +15,7 @@ assignment re-checks in seconds.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -30,8 +31,10 @@ from .catalogue import CatalogueEntry, bugged_source, read_catalogue, submission
 from .config import KIT_ROOT, Assignment
 from .markers import make_stub
 
-# KIT_SELFCHECK_CACHE moves it (the benchmark times a release with an empty cache that way)
-CACHE = Path(os.environ.get("KIT_SELFCHECK_CACHE", KIT_ROOT / ".cache" / "selfcheck"))
+# Gradings of catalogue entries, keyed on every input that can change a result (see _fingerprint).
+# `release --cache DIR` moves it (the benchmark times a release with an empty cache that way);
+# `make clean` removes it.
+DEFAULT_CACHE = KIT_ROOT / ".cache" / "selfcheck"
 
 
 def _fingerprint(assignment: Assignment) -> str:
@@ -43,25 +46,36 @@ def _fingerprint(assignment: Assignment) -> str:
                 h.update(str(path.relative_to(root)).encode())
                 h.update(path.read_bytes())
     h.update((KIT_ROOT / "requirements.txt").read_bytes())
+    # the interpreter and the installed versions of what grading imports can change a result too
+    h.update(f"{sys.executable} {sys.version}".encode())
+    for package in ("torch", "numpy", "pytest", "psutil", "einops"):
+        try:
+            h.update(f"{package}=={importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"{package} missing".encode())
     return h.hexdigest()
 
 
 def grade_sources(
-    assignment: Assignment, sources: dict[str, str], jobs_n: int = 0, only: dict[str, list[str]] | None = None
+    assignment: Assignment,
+    sources: dict[str, str],
+    jobs_n: int = 0,
+    only: dict[str, list[str]] | None = None,
+    cache: Path = DEFAULT_CACHE,
 ) -> dict[str, dict]:
     """Grade each ``{label: source}`` through the real CLI (isolated worker), in parallel, cached.
 
     ``only[label]`` restricts that source's grading to the listed tests.
     """
-    CACHE.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
     base = _fingerprint(assignment)
     only = only or {}
     results: dict[str, dict] = {}
     todo: list[tuple[str, str, Path]] = []
     for label, source in sources.items():
         selection = json.dumps(sorted(only[label])) if label in only else "all"
-        key = hashlib.sha256((base + os.environ.get("AG_SEED", "0") + selection + source).encode()).hexdigest()
-        cached = CACHE / f"{assignment.name}-{key[:24]}.json"
+        key = hashlib.sha256((base + selection + source).encode()).hexdigest()
+        cached = cache / f"{assignment.name}-{key[:24]}.json"
         try:
             results[label] = json.loads(cached.read_text())
         except (OSError, ValueError):  # not graded yet (or unreadable): grade it
@@ -81,7 +95,9 @@ def grade_sources(
         parallel_grade(assignment, jobs, jobs_n)
         for (label, _source, cached), (_upload, out, _options) in zip(todo, jobs):
             document = _with_exit_code(json.loads(out.read_text()) if out.is_file() else None)
-            if document["_exit_code"] == 0:  # atomically: another release or test may be reading it
+            # Never cached: a grading that broke, or one where the student's code ran out of time or memory or
+            # crashed (a loaded machine can cause that; the next release must grade it again).
+            if document["_exit_code"] == 0 and not document.get("extra_data", {}).get("stopped"):
                 temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
                 temporary.write_text(json.dumps(document))
                 temporary.replace(cached)
@@ -144,7 +160,7 @@ def _lost_by_test(document: dict) -> dict[str, float]:
     return {k: round(v, 4) for k, v in lost.items() if v > 1e-9}
 
 
-def self_check(assignment: Assignment, staged: Path) -> Report:
+def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE) -> Report:
     report = Report(assignment.name)
     mistakes = read_catalogue(assignment, "mistake")
     variants = read_catalogue(assignment, "variant")
@@ -168,7 +184,7 @@ def self_check(assignment: Assignment, staged: Path) -> Report:
     zip_report = Report(assignment.name)
     with ThreadPoolExecutor(max_workers=1) as pool:
         zip_checks = pool.submit(_check_zips, assignment, staged, zip_report)
-        graded = grade_sources(assignment, sources, only=only)
+        graded = grade_sources(assignment, sources, only=only, cache=cache)
         graded["reference"] = zip_checks.result()
     report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
 
