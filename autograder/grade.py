@@ -121,8 +121,7 @@ def grade_submission(
         messages = [note] if note else []
         load_error = student.load()
         log.info(isolation_summary(student.worker.user if student.worker is not None else None))
-        if load_error:
-            messages.append(load_error)
+        # (the import error goes into the score line itself below: the first thing the student reads)
         from .diagnosis import Diagnoser  # imported here: it loads the mistake catalogue lazily
 
         plugin = ScoringPlugin(
@@ -150,6 +149,8 @@ def grade_submission(
         summary = f"{sum(t.score for t in tests):.2f} / {sum(t.max_score for t in tests):.0f} points."
         if not lost and tests:
             summary += " Every test passed."
+        if load_error:
+            summary += " No test could run: " + load_error.replace("\n\n", "\n")
         messages.insert(0, summary)
         extra = {"config_errors": plugin.config_errors} if plugin.config_errors else {}
         if stopped:  # the self-check never caches such a result: a loaded machine can cause it

@@ -113,7 +113,7 @@ class RemoteStudent:
             raise StudentCodeError(self.load_error) from None
         if "error" in answer:
             self.worker.kill()
-            self.load_error = f"{self.module_name}.py could not be imported: " + _format_error(answer["error"])
+            self.load_error = _import_failure(self.module_name, answer["error"])
             raise StudentCodeError(self.load_error)
         try:
             names = wire.decode(answer["ok"])["names"]
@@ -312,6 +312,20 @@ def _holds_remote(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_holds_remote(v) for v in value.values())
     return False
+
+
+ALLOWED_IMPORTS = "the standard library, torch, numpy and einops"
+
+
+def _import_failure(module_name: str, error: dict) -> str:
+    """Why the student's file could not be imported, said so they can fix it."""
+    if error.get("type") == "ModuleNotFoundError":
+        missing = error.get("message", "").replace("No module named ", "").strip("'\"")
+        return (
+            f"{module_name}.py imports `{missing}`, which grading does not have. A submission may import "
+            f"{ALLOWED_IMPORTS} (the handout lists them); remove that import or write that part yourself."
+        )
+    return f"{module_name}.py could not be imported: " + _format_error(error)
 
 
 def _format_error(error: dict) -> str:

@@ -43,3 +43,19 @@ def test_unbalanced_solution_markers_are_refused_with_the_line(tmp_path):
     solution.write_text(text.replace("    # END SOLUTION\n", "", 1))
     with pytest.raises(ConfigError, match=r"attention\.py:\d+: BEGIN SOLUTION inside the block opened at line \d+"):
         student_files(load_assignment("attention", root))
+
+
+def test_a_module_grading_does_not_have_is_named_first_and_einops_is_allowed(tmp_path):
+    from conftest import grade, reference_source
+
+    future = "from __future__ import annotations\n"
+    body = reference_source("attention").replace(future, "")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "attention.py").write_text(future + "import foobarlib\n" + body)
+    document = grade("attention", tmp_path / "a" / "attention.py", tmp_path)
+    first = document["output"].split("\n\n")[0]
+    assert document["score"] == 0 and "imports `foobarlib`, which grading does not have" in first
+    assert "einops" in first, "the message says what may be imported"
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "attention.py").write_text(future + "import einops\n" + body)
+    assert grade("attention", tmp_path / "b" / "attention.py", tmp_path)["score"] == 100
