@@ -26,10 +26,7 @@ DO_NOTHING = Path(__file__).parent / "do_nothing"
 
 
 # Known gaps, for the owner of the assignment: what a do-nothing submission still earns there.
-DO_NOTHING_GAPS = {
-    "decoding": "6.75 points: causal_mask(1, n) blocks nothing, two constant generate calls agree, and a zero "
-    "cached forward equals a zero recomputation (test_cache, test_generate, public test_cached_forward...)",
-}
+DO_NOTHING_GAPS: dict[str, str] = {}
 
 
 def test_do_nothing_scores_zero_and_points_add_up_exactly(assignment_name, tmp_path, request):

@@ -136,10 +136,17 @@ def _repeat_differs(generate, prm, p1, p2, n_new):
     return float(not torch.equal(first, again))
 
 
-def test_fresh_cache_each_call(student, gen):
+def test_fresh_cache_each_call(student, reference, gen):
     """generate: each call starts from an empty cache (nothing is kept between calls)"""
     prm = params(gen, max_len=40)
     p1, p2 = tokens(2, 4, 9, gen), tokens(2, 6, 9, gen)
+    # The first call must be right too, or a generate that ignores its prompt would "repeat itself".
+    want = torch.as_tensor(reference.generate(prm, p1, 5, temperature=0.0, use_cache=True)[0])
+    expect_close(
+        torch.as_tensor(student.generate(prm, p1, 5, temperature=0.0, use_cache=True)[0]), want,
+        "generate(params, prompt A, 5, temperature=0): the tokens", atol=0,
+        call={"fn": "generate", "args": (prm, p1, 5), "kwargs": {"temperature": 0.0, "use_cache": True}, "output": 0},
+    )
     call = lambda m: _repeat_differs(m.generate, prm, p1, p2, 5)  # noqa: E731
     with replay(call):
         got = _repeat_differs(student.generate, prm, p1, p2, 5)

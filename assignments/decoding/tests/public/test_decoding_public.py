@@ -100,6 +100,11 @@ def test_forward_prompt_then_one_token_at_a_time(student, gen):
     tokens = torch.randint(7, (2, 6), generator=gen)
     full = student.forward(params, tokens)                                       # (2, 6, 7)
     expect_shape(full, (2, 6, 7), "forward(params, tokens (2, 6)) with vocabulary 7")
+    spread = float(torch.as_tensor(full).detach().std())
+    expect_true(
+        spread > 1e-6, "forward(params, tokens (2, 6)): the logits vary with the tokens and positions "
+        f"(their standard deviation is {spread:.3g}: is forward computing anything yet?)", got=spread,
+    )
     cache = student.KVCache(2, 16)
     pieces = [student.forward(params, tokens[:, :3], cache)]                    # the prompt: positions 0..2
     for t in range(3, 6):
