@@ -129,18 +129,6 @@ def _contains_file(path: Path, filename: str) -> bool:
     return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
 
 
-_next_slot = 0
-_slots_lock = threading.Lock()
-
-
-def _reserve_slots(n: int) -> int:
-    """The first of ``n`` worker-user slots no other grading in this process is using."""
-    global _next_slot
-    with _slots_lock:  # the release grades two assignments at once
-        first, _next_slot = _next_slot, _next_slot + n
-    return first
-
-
 # Progress comes from structured events the grading child prints on its stdout (one JSON
 # object per line, after this prefix), never from its human output: pytest's dots and
 # tracebacks share that stream.
@@ -167,21 +155,19 @@ def parse_event(line: str) -> dict | None:
 def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0, on_done=None) -> None:
     """Grade (upload, results[, {"only": test keys}]) jobs with ``processes`` grader processes (``grade-many``) at once.
 
-    Each grader process has its own worker user slot (``KIT_WORKER_SLOT``), so
-    students graded at the same time cannot signal each other's workers.
+    Each grader process reserves its own worker user (``sandbox/users.py: reserve_slot``), so
+    students graded at the same time cannot signal or read each other's workers.
     ``on_done(event)`` is called once per job graded (``{"upload", "score"}``).
     """
     processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
     chunks = [jobs[i::processes] for i in range(processes)]
-    first = _reserve_slots(processes)
     reported: set[str] = set()
     lock = threading.Lock()
 
     def run(index: int, chunk: list[tuple]) -> None:
-        slot = first + index
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
-        env = dict(os.environ, KIT_WORKER_SLOT=str(slot))
+        env = dict(os.environ)
         expected = {str(u) for u, *_ in chunk}
         proc = subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],

@@ -143,7 +143,7 @@ def grade_submission(
         tests = list(plugin.results.values())
         if plugin.config_errors:
             for error in plugin.config_errors:
-                print(f"[grader] configuration error: {error}", file=sys.stderr)
+                log.error("configuration error: %s", error)
             messages.append("The autograder is misconfigured; course staff have been notified by the grader's log.")
         lost = [t for t in tests if t.score < t.max_score]
         summary = f"{sum(t.score for t in tests):.2f} / {sum(t.max_score for t in tests):.0f} points."
@@ -242,7 +242,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             grade = grade_submission(assignment, upload, results, zygote=zygote, only=only)
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)
-        print(f"[grader] {zygote.forks} of {len(jobs)} workers forked from the template", file=sys.stderr, flush=True)
+        log.info("%d of %d workers forked from the template", zygote.forks, len(jobs))
     finally:
         zygote.close()
 

@@ -67,7 +67,7 @@ def run_gradescope() -> int:
         assignment = load_assignment(names[0], KIT_ROOT)
     except Exception as exc:  # noqa: BLE001 - always leave a results file
         write_results(results, failure_document(f"The autograder is misconfigured ({exc}); please tell course staff."))
-        print(f"[grader] cannot start: {exc}")
+        log.error("cannot start: %s", exc)
         return 1
     if running_as_root():
         for private in (results.parent, root / "submission"):  # the kit itself: sandbox.protect_secrets
@@ -75,5 +75,5 @@ def run_gradescope() -> int:
                 os.chmod(private, 0o700)
     _last_resort(results, assignment.run_timeout + LAST_RESORT_MARGIN_S)
     grade = grade_submission(assignment, root / "submission", results)
-    print(f"[grader] {assignment.name}: {grade.score:g} points; results in {results}")
+    log.info("%s: %g points; results in %s", assignment.name, grade.score, results)
     return 0

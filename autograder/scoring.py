@@ -10,6 +10,7 @@ hidden input or the reference.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from .checks import Feedback
 from .config import Assignment
 from .seam import load_module
 
+log = logging.getLogger("autograder.scoring")
 OUTPUT_CHARS_PER_TEST = 2000
 
 
@@ -146,7 +148,7 @@ class ScoringPlugin:
                 try:
                     result.diagnoses, text = self.diagnoser(call.excinfo.value, result.key)
                 except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
-                    print(f"[grader] diagnosis failed for {result.key}:\n{traceback.format_exc()}")
+                    log.error("diagnosis failed for %s:\n%s", result.key, traceback.format_exc())
                     text = ""
                 if text:  # placed when the run ends, once every test has been seen (_name_consistent_mistakes)
                     self._diagnosed[item.nodeid] = len(result.output)
@@ -185,7 +187,7 @@ class ScoringPlugin:
         # Anything else comes from the test's own code handling what the student
         # returned (e.g. indexing a tensor that is not one). The student sees
         # the error kind; the full traceback goes to the instructor-only log.
-        print(f"[grader] unexpected error in a test:\n{''.join(traceback.format_exception(exc))}")
+        log.error("unexpected error in a test:\n%s", "".join(traceback.format_exception(exc)))
         return (
             f"the check could not be completed on what your code returned "
             f"({type(exc).__name__}: {str(exc)[:300]}). Check the return type and shape against the handout."
