@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .banned import describe as describe_banned
-from .checks import Feedback, Outcome
+from .checks import Feedback, Outcome, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from .worker import ops, wire
 
@@ -228,7 +228,11 @@ class RemoteStudent:
     def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         try:
-            return self._ask(message, label, target)
+            result = self._ask(message, label, target)
+            if target._type_name == "function" and target._path.isidentifier() and not _holds_remote((args, kwargs)):
+                # a top-level function on plain data: a failing check on its result can be replayed
+                record_call(result, {"fn": target._path, "args": args, "kwargs": kwargs})
+            return result
         except StudentCodeError as exc:
             # A top-level function called on plain data can be repeated on the grader's side
             # through each catalogued mistake (see diagnosis.py); a model's method cannot.

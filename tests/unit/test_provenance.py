@@ -1,0 +1,29 @@
+"""Diagnosis as a layer: a check on a value the seam recorded needs no hand-written call=."""
+
+from autograder.checks import Feedback, call_that_produced, record_call
+
+
+def test_a_recorded_value_carries_its_call_into_feedback():
+    value, weights = object(), object()
+    record_call((value, weights), {"fn": "scaled_dot_product_attention", "args": (1, 2, 3), "kwargs": {}})
+    assert Feedback("differs", got=weights).call == {
+        "fn": "scaled_dot_product_attention",
+        "args": (1, 2, 3),
+        "kwargs": {},
+        "output": 1,
+    }
+    assert Feedback("differs", call={"fn": "other"}, got=value).call == {"fn": "other"}, "a hand-written call wins"
+
+
+def test_unrecorded_and_small_values_have_no_call():
+    record_call(3, {"fn": "f", "args": (), "kwargs": {}})
+    assert call_that_produced(3) is None and Feedback("x", got=object()).call is None
+
+
+def test_the_record_is_bounded():
+    first = object()
+    record_call(first, {"fn": "f", "args": (), "kwargs": {}})
+    keep = [object() for _ in range(100)]
+    for value in keep:
+        record_call(value, {"fn": "g", "args": (), "kwargs": {}})
+    assert call_that_produced(first) is None and call_that_produced(keep[-1])["fn"] == "g"
