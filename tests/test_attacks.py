@@ -400,24 +400,31 @@ def honest_forged_score() -> float:
 
 
 @pytest.fixture(scope="module")
-def attention_zip(tmp_path_factory) -> Path:
+def installed_tree(tmp_path_factory) -> Path:
+    """An /autograder tree after setup.sh, copied for each attack (setup.sh runs once: it only
+    creates the student user and checks the imports, the same for every submission)."""
     path = tmp_path_factory.mktemp("zip") / "autograder.zip"
     path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
-    return path
+    template = Path(tempfile.mkdtemp(prefix="kit-attack-template-"))
+    root = template / "autograder"
+    gradescope_sim.lay_out(path, {}, root)
+    env = gradescope_sim.environment(root)
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
+    assert setup.returncode == 0, setup.stderr[-2000:]
+    yield root
+    shutil.rmtree(template, ignore_errors=True)
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
-def test_attack_through_gradescope(name, attention_zip):
+def test_attack_through_gradescope(name, installed_tree):
     build, honest = ATTACKS[name]
     parent = Path(tempfile.mkdtemp(prefix="kit-attack-"))
     try:
         parent.chmod(0o755)
         root = parent / "autograder"
-        gradescope_sim.lay_out(attention_zip, {}, root)
+        shutil.copytree(installed_tree, root, symlinks=True)
         build(root / "submission", root / "source")
         env = gradescope_sim.environment(root)
-        setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
-        assert setup.returncode == 0, setup.stderr[-2000:]
         result, seconds, peak = run_watched([str(root / "run_autograder")], cwd=root, env=env)
         assert seconds < BUDGET_S, f"{name}: grading took {seconds:.0f} s"
         assert peak < GRADER_MB, f"{name}: the grader used {peak:.0f} MB"
