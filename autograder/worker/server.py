@@ -208,25 +208,38 @@ def _become_worker(spec: dict) -> None:
 def _private_tmp(libc, staging: str, tmp_mb: int) -> str:
     """A mount namespace of its own with small, empty /tmp, /var/tmp and /dev/shm (root only).
 
-    The staging folder (often under /tmp) is bound back at its own path, so paths do not change.
-    Returns the worker's scratch folder (the private /tmp)."""
+    What the worker needs from under those folders stays at its own path, bound back over the
+    new tmpfs: the staging folder, and the interpreter's environment when it lives there (a
+    checkout in /tmp with its .venv). Returns the worker's scratch folder (the private /tmp)."""
     ms_rec, ms_private, ms_bind, ms_nosuid, ms_nodev = 16384, 1 << 18, 4096, 2, 4
+    sizes = {"/tmp": tmp_mb, "/var/tmp": 16, "/dev/shm": 16}
+    masked = [t for t in sizes if os.path.isdir(t)]
+    wanted = [staging, sys.prefix, sys.exec_prefix, sys.base_prefix, *(p for p in sys.path if p)]
+    keep = paths_to_keep([os.path.realpath(p) for p in wanted if os.path.isdir(p)], masked)
     if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
         raise OSError(ctypes_errno(), "unshare(CLONE_NEWNS) failed")
     libc.mount(b"none", b"/", None, ms_rec | ms_private, None)
-    keep = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
-    sizes = {"/tmp": tmp_mb, "/var/tmp": 16, "/dev/shm": 16}
-    for target, size in sizes.items():
-        if os.path.isdir(target):
-            options = f"size={size}m,mode=1777".encode()
-            if libc.mount(b"tmpfs", target.encode(), b"tmpfs", ms_nosuid | ms_nodev, options) != 0:
-                raise OSError(ctypes_errno(), f"mounting a private {target} failed")
-    if not os.path.isdir(staging):
-        os.makedirs(staging, mode=0o755)
-        if libc.mount(f"/proc/self/fd/{keep}".encode(), staging.encode(), None, ms_bind, None) != 0:
-            raise OSError(ctypes_errno(), "binding the staging folder failed")
-    os.close(keep)
+    fds = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in keep}
+    for target in masked:
+        options = f"size={sizes[target]}m,mode=1777".encode()
+        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", ms_nosuid | ms_nodev, options) != 0:
+            raise OSError(ctypes_errno(), f"mounting a private {target} failed")
+    for path, fd in fds.items():
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, ms_bind, None) != 0:
+            raise OSError(ctypes_errno(), f"binding {path} back failed")
+        os.close(fd)
     return "/tmp"
+
+
+def paths_to_keep(wanted: list[str], masked: list[str]) -> list[str]:
+    """The outermost of ``wanted`` that lie under a ``masked`` folder (each bound back once)."""
+    keep: list[str] = []
+    for path in sorted(set(wanted), key=len):
+        under = any(path == m or path.startswith(m + "/") for m in masked)
+        if under and not any(path == k or path.startswith(k + "/") for k in keep):
+            keep.append(path)
+    return keep
 
 
 def ctypes_errno() -> int:
