@@ -455,3 +455,26 @@ def test_attacks_through_grade_all(tmp_path):
         check_partial(name, document)
     assert not leftovers(), f"left behind {leftovers()}"
     shutil.rmtree(export, ignore_errors=True)
+
+
+def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, monkeypatch):
+    """The fallback of a platform without namespaces (no private /tmp): the disk watchdog stops the
+    disk-filling attack and the student user's files in the shared folders are removed afterwards."""
+    from autograder.sandbox import worker as sandbox_worker
+    from autograder.seam import RemoteStudent, StudentCodeError
+
+    monkeypatch.setattr(sandbox_worker, "namespaces_available", lambda: False)
+    _disk_fill(tmp_path, KIT)
+    zygote = sandbox_worker.Zygote([])
+    try:
+        assert not zygote.namespaces
+        student = RemoteStudent("attention", tmp_path / "attention.py", None, [], zygote=zygote)
+        student.request_timeout = 120
+        assert student.load() is None
+        with pytest.raises(StudentCodeError) as failure:
+            student.causal_mask(3)
+        student.close()
+    finally:
+        zygote.close()
+    assert "MB to disk" in str(failure.value), str(failure.value)
+    assert not leftovers(), f"left behind {leftovers()}"
