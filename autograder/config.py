@@ -36,7 +36,6 @@ class Assignment:
     helpers: Path | None = None
     test_timeout: float = 20.0
     run_timeout: float = 420.0
-    extra_files: tuple[str, ...] = ()  # data files shipped to students beside the stub
     # what a student sees at once of hidden tests' losses: off, points, categories (default) or causes
     hidden_summary: str = "categories"
 
@@ -114,6 +113,5 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         helpers=helpers,
         test_timeout=float(data.get("test_timeout", 20)),
         run_timeout=float(data.get("run_timeout", 420)),
-        extra_files=tuple(data.get("extra_files", ())),
         hidden_summary=hidden_summary,
     )

@@ -149,8 +149,6 @@ def student_files(
     public = assignment.tests_dir / "public"
     for test in sorted(public.glob("*.py")):
         files[f"public_tests/{test.name}"] = test.read_bytes()
-    for extra in assignment.extra_files:
-        files[extra] = (assignment.root / extra).read_bytes()
     from .notebooks import build_notebook, otter_test_files
 
     files.update(otter_test_files(assignment))
