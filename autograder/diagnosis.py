@@ -248,4 +248,8 @@ class Diagnoser:
                     again = None
                 if again is not None and self._close(again, wrong):
                     self.ruled_out.add(entry.name)
+            elif target in self._defines[entry.name] and not (isinstance(got, Outcome) and got.kind == "banned"):
+                # this mistake changes the function under test but behaves like the reference here, where the
+                # student's code failed: it cannot be the explanation of everything the submission did
+                self.ruled_out.add(entry.name)
         return [e.name for e in matches], self.explain([e.name for e in matches])
