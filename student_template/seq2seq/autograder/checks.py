@@ -31,8 +31,34 @@ class Feedback(AssertionError):
 
     def __init__(self, message: str, call: Any = None, got: Any = None) -> None:
         super().__init__(message)
-        self.call = call
+        self.call = call if call is not None else call_that_produced(got)
         self.got = got
+
+
+# Which student call produced a value (recorded by the seam, ``autograder/seam.py``), so a check
+# on that value needs no hand-written ``call=`` for the diagnoser to replay it. Values are held
+# (so their ids cannot be reused) and the oldest are forgotten past a small bound.
+_PRODUCED_BY: dict[int, tuple[Any, dict]] = {}
+_PRODUCED_LIMIT = 64
+
+
+def record_call(value: Any, call: dict) -> None:
+    """Remember that ``value`` came from ``call`` (a dict as ``Feedback.call`` takes); the parts
+    of a returned tuple are remembered with their ``"output"`` index."""
+    if isinstance(value, tuple):
+        for index, part in enumerate(value):
+            record_call(part, {**call, "output": index})
+        return
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return  # small immutable values are shared between unrelated calls
+    _PRODUCED_BY[id(value)] = (value, call)
+    while len(_PRODUCED_BY) > _PRODUCED_LIMIT:
+        del _PRODUCED_BY[next(iter(_PRODUCED_BY))]
+
+
+def call_that_produced(value: Any) -> dict | None:
+    found = _PRODUCED_BY.get(id(value))
+    return found[1] if found is not None and found[0] is value else None
 
 
 @dataclass(frozen=True)
