@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test lint bench gradescope-image student-setup clean
+.PHONY: help venv release stubs test flakes lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -38,6 +38,9 @@ release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and self-ch
 
 test: $(STAMP) ## run the kit's own tests
 	$(PY) -m pytest tests -q -n 2 --dist load --durations=15
+
+flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every suite (minutes; before changing tests)
+	KIT_FLAKE_SEEDS=20 $(PY) -m pytest tests/test_flakes.py -q -n 2
 
 lint: $(STAMP) ## ruff
 	$(PY) -m ruff check autograder tests solutions assignments
