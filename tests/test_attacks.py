@@ -187,7 +187,7 @@ def causal_mask(n):
     for base in ("/tmp", "/var/tmp", "/dev/shm", os.path.expanduser("~"), "."):
         for i in range(400):
             try:
-                with open(os.path.join(base, f"kitattack-fill-{i}"), "wb") as f:
+                with open(os.path.join(base, f"@TAG@-fill-{i}"), "wb") as f:
                     f.write(block * 8)
             except OSError:
                 break
@@ -200,7 +200,7 @@ def _fork_hop(folder: Path, kit: Path) -> None:
     hop = """
 import os, time, ctypes
 def _hop():
-    ctypes.CDLL(None).prctl(15, b"kitattack", 0, 0, 0)  # PR_SET_NAME, so the test can look for it
+    ctypes.CDLL(None).prctl(15, b"@TAG@", 0, 0, 0)  # PR_SET_NAME, so the test can look for it
     while True:
         if os.fork():
             os._exit(0)  # the parent leaves: the live process keeps changing its pid
@@ -225,7 +225,7 @@ import os, ctypes
 for _ in range(16):
     if os.fork() == 0:
         os.setsid()
-        ctypes.CDLL(None).prctl(15, b"kitattack", 0, 0, 0)
+        ctypes.CDLL(None).prctl(15, b"@TAG@", 0, 0, 0)
         while True:
             pass
 """
@@ -325,14 +325,33 @@ def run_watched(cmd: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, 
     return result, time.monotonic() - started, peak
 
 
-def leftovers() -> list[str]:
-    """Processes an attack started that are still alive."""
+def new_tag(name: str) -> str:
+    """A process name (under 15 characters) and file prefix for one grading of the attacks, so that
+    attacks graded at the same time by another test (xdist) are never taken for leftovers."""
+    return f"ka{os.getpid() % 10000}{name[:4]}{len(_TAGS)}"[:14]  # psutil reads 15-character names from the command line
+
+
+_TAGS: list[str] = []
+
+
+def build_tagged(build, folder: Path, kit: Path, tag: str) -> None:
+    """Lay out an attack, its process and file names set to ``tag``."""
+    build(folder, kit)
+    _TAGS.append(tag)
+    for path in folder.rglob("*.py"):
+        text = path.read_text(errors="surrogateescape")
+        if "@TAG@" in text:
+            path.write_text(text.replace("@TAG@", tag), errors="surrogateescape")
+
+
+def leftovers(tag: str) -> list[str]:
+    """Processes an attack started that are still alive, and files it left in the shared folders."""
     found = []
     for p in psutil.process_iter(["name", "status"]):
-        if p.info["name"] == "kitattack" and p.info["status"] != psutil.STATUS_ZOMBIE:
+        if p.info["name"] == tag and p.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(str(p.pid))
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
-        found += [str(f) for f in Path(folder).glob("kitattack-*")]
+        found += [str(f) for f in Path(folder).glob(f"{tag}-*")]
     return found
 
 
@@ -423,7 +442,8 @@ def test_attack_through_gradescope(name, installed_tree):
         parent.chmod(0o755)
         root = parent / "autograder"
         shutil.copytree(installed_tree, root, symlinks=True)
-        build(root / "submission", root / "source")
+        tag = new_tag(name)
+        build_tagged(build, root / "submission", root / "source", tag)
         env = gradescope_sim.environment(root)
         result, seconds, peak = run_watched([str(root / "run_autograder")], cwd=root, env=env)
         assert seconds < BUDGET_S, f"{name}: grading took {seconds:.0f} s"
@@ -432,7 +452,7 @@ def test_attack_through_gradescope(name, installed_tree):
         check_partial(name, document)
         if name == "links":
             assert "a link" in document["output"], "the student is told which entries were ignored"
-        assert not leftovers(), f"{name}: left behind {leftovers()}"
+        assert not leftovers(tag), f"{name}: left behind {leftovers(tag)}"
     finally:
         shutil.rmtree(parent, ignore_errors=True)
 
@@ -440,9 +460,10 @@ def test_attack_through_gradescope(name, installed_tree):
 def test_attacks_through_grade_all(tmp_path):
     """All attacks in one class, graded with `grade-all` (parallel graders, one user each)."""
     export = tmp_path / "export"
+    tag = new_tag("all")
     for name, (build, _) in ATTACKS.items():
         (export / name).mkdir(parents=True)
-        build(export / name, KIT)
+        build_tagged(build, export / name, KIT, tag)
     out = tmp_path / "graded"
     result, seconds, peak = run_watched(
         [sys.executable, "-m", "autograder", "grade-all", "attention", str(export), "--out", str(out)], cwd=KIT
@@ -453,7 +474,7 @@ def test_attacks_through_grade_all(tmp_path):
     for name, (_, honest) in ATTACKS.items():
         document = check_document(name, (out / "results" / f"{name}.json").read_bytes(), honest)
         check_partial(name, document)
-    assert not leftovers(), f"left behind {leftovers()}"
+    assert not leftovers(tag), f"left behind {leftovers(tag)}"
     shutil.rmtree(export, ignore_errors=True)
 
 
@@ -464,7 +485,8 @@ def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, monk
     from autograder.seam import RemoteStudent, StudentCodeError
 
     monkeypatch.setattr(sandbox_worker, "namespaces_available", lambda: False)
-    _disk_fill(tmp_path, KIT)
+    tag = new_tag("fallback")
+    build_tagged(_disk_fill, tmp_path, KIT, tag)
     zygote = sandbox_worker.Zygote([])
     try:
         assert not zygote.namespaces
@@ -477,4 +499,4 @@ def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, monk
     finally:
         zygote.close()
     assert "MB to disk" in str(failure.value), str(failure.value)
-    assert not leftovers(), f"left behind {leftovers()}"
+    assert not leftovers(tag), f"left behind {leftovers(tag)}"
