@@ -39,7 +39,7 @@ release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and self-ch
 test: $(STAMP) ## run the kit's own tests
 	$(PY) -m pytest tests -q -n 2 --dist load --durations=15
 
-flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every suite (minutes; before changing tests)
+flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every suite (about 10 min; before changing tests)
 	KIT_FLAKE_SEEDS=20 $(PY) -m pytest tests/test_flakes.py -q -n 2
 
 lint: $(STAMP) ## ruff

@@ -1,10 +1,10 @@
-"""No flakes: the reference passes every test under 20 different input seeds (AG_SEED shifts
-every test's seed). Run in-process (`python -m autograder seeds`): the point is the tests'
+"""No flakes: the reference passes every test under 20 different input seeds (the `seeds` command
+shifts every test's seed). Run in-process (`python -m autograder seeds`): the point is the tests'
 numerical robustness; isolation is tested elsewhere.
 
 `make test` runs a few other seeds per suite (1 for the training-heavy ones, about 15 s of CPU per
 seed; 4 for the others) to keep the kit's tests short; `make flakes` runs 20 seeds for every
-suite (about 5 minutes: run it before releasing a change to any test, see CHANGELOG.md).
+suite (about 10 minutes on 2 cores: run it before releasing a change to any test).
 """
 
 import os
