@@ -5,18 +5,16 @@ so nothing failed). The output must fit the position table: raise ValueError up 
 before any work, with and without the cache.
 """
 CAUGHT_BY = ["hidden/test_generate.py::test_too_long_raises"]
-
-
-def generate(params, prompt, n_new, temperature=1.0, top_k=None, top_p=None, generator=None, use_cache=True):
-    B, T0 = prompt.shape
-    cache = KVCache(n_layers_of(params), params["positions"].shape[0]) if use_cache else None
-    tokens, steps, feed = prompt, [], prompt
-    with torch.no_grad():
-        for _ in range(n_new):
-            last = (forward(params, feed, cache) if use_cache else forward(params, tokens))[:, -1]
-            token = sample_next(last, temperature, top_k, top_p, generator)
-            steps.append(last)
-            feed = token[:, None].to(prompt.dtype)
-            tokens = torch.cat([tokens, feed], dim=1)
-    V = params["head"].shape[1]
-    return tokens, torch.stack(steps, dim=1) if steps else params["head"].new_zeros(B, 0, V)
+PATCH = [('max_len = params["positions"].shape[0]\n'
+  'if T0 + n_new > max_len:\n'
+  'raise ValueError(f"prompt of {T0} tokens + {n_new} new ones is longer than max_len={max_len}")\n'
+  'tokens, steps = prompt, []\n'
+  'cache = KVCache(n_layers_of(params), max_len) if use_cache else None\n'
+  'feed = prompt\n',
+  'cache = KVCache(n_layers_of(params), params["positions"].shape[0]) if use_cache else None\n'
+  'tokens, steps, feed = prompt, [], prompt\n'),
+ ('if use_cache:\nlast = forward(params, feed, cache)[:, -1]\nelse:\nlast = forward(params, tokens)[:, -1]\n',
+  'last = (forward(params, feed, cache) if use_cache else forward(params, tokens))[:, -1]\n'),
+ ('logits = torch.stack(steps, dim=1) if steps else params["head"].new_zeros(B, 0, V)\n'
+  'return tokens, logits\n',
+  'return tokens, torch.stack(steps, dim=1) if steps else params["head"].new_zeros(B, 0, V)\n')]
