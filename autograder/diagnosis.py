@@ -49,7 +49,7 @@ class Diagnoser:
         self.assignment = assignment
         self.entries = read_catalogue(assignment, "mistake")
         self._modules: dict[str, types.ModuleType] = {}
-        self._defines = {e.name: changed_names(assignment, e) for e in self.entries}
+        self._changes: dict[str, set[str]] = {}  # mistake -> the functions it changes (filled on first use)
         self.spent = 0.0  # CPU seconds of diagnosis so far, for this submission
         # Across the submission's tests: mistakes whose replay matched what the student's code did, and
         # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).
@@ -57,6 +57,13 @@ class Diagnoser:
         self.ruled_out: set[str] = set()
         self._by_name = {e.name: e for e in self.entries}
         self._scans: dict[str, dict] = {}
+
+    def _changed(self, entry: CatalogueEntry) -> set[str]:
+        """The functions ``entry`` changes; computed only when a failed check is diagnosed (a
+        submission that passes everything pays nothing for it)."""
+        if entry.name not in self._changes:
+            self._changes[entry.name] = changed_names(self.assignment, entry)
+        return self._changes[entry.name]
 
     def _module(self, entry: CatalogueEntry | None) -> types.ModuleType:
         key = entry.name if entry else "__reference__"
@@ -224,7 +231,7 @@ class Diagnoser:
             return [], ""
         # Mistakes declared to fail this test first, then those that redefine the graded
         # function, then the rest (a wrong softmax also makes attention wrong).
-        ordered = sorted(self.entries, key=lambda e: (test_key not in e.caught_by, target not in self._defines[e.name]))
+        ordered = sorted(self.entries, key=lambda e: (test_key not in e.caught_by, target not in self._changed(e)))
         matches = []
         started = time.process_time()  # CPU time: a busy machine must not change the words
         for entry in ordered:
@@ -248,7 +255,7 @@ class Diagnoser:
                     again = None
                 if again is not None and self._close(again, wrong):
                     self.ruled_out.add(entry.name)
-            elif target in self._defines[entry.name] and not (isinstance(got, Outcome) and got.kind == "banned"):
+            elif target in self._changed(entry) and not (isinstance(got, Outcome) and got.kind == "banned"):
                 # this mistake changes the function under test but behaves like the reference here, where the
                 # student's code failed: it cannot be the explanation of everything the submission did
                 self.ruled_out.add(entry.name)
