@@ -15,13 +15,12 @@ def test_causal_mask(student, n):
     got = student.causal_mask(n)
     what = f"causal_mask({n})"
     expect_shape(got, (n, n), what)
-    expect_dtype(got, torch.bool, what + " (a boolean mask)", call={"fn": "causal_mask", "args": (n,), "kwargs": {}})
+    expect_dtype(got, torch.bool, what + " (a boolean mask)")
     want = torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)
     expect_close(
         got, want, what,
         hint="Entry [i, j] is True (blocked) exactly when key j comes after query i (j > i): the strict upper "
         "triangle, torch.triu(..., diagonal=1). A query always sees itself, so the diagonal is False.",
-        call={"fn": "causal_mask", "args": (n,), "kwargs": {}},
     )
 
 
@@ -42,7 +41,6 @@ def test_padding_mask(student, gen, case):
         got, want, what,
         hint="Sequence b has lengths[b] real tokens at positions 0 .. lengths[b]-1; positions >= lengths[b] are "
         "padding (True = blocked). Compare torch.arange(n) with lengths[:, None].",
-        call={"fn": "padding_mask", "args": (lengths, n), "kwargs": {}},
     )
 
 
