@@ -20,12 +20,12 @@ def _draw(seed, salt, n_top):
     raise RuntimeError("could not draw a query without near-ties")
 
 
-def _expect_words(got, want, what, call, hint):
+def _expect_words(got, want, what, hint):
     words = as_words(got)
     expect_true(words is not None, f"{what}: expected a list of words (strings), got {type(got).__name__}"
                 f"{'' if not isinstance(got, (list, tuple)) else ' of ' + ', '.join(sorted({type(w).__name__ for w in got}))}.",
-                call=call, got=got)
-    expect_true(words == want, f"{what}: expected {want}, got {words}. {hint}", call=call, got=got)
+                got=got)
+    expect_true(words == want, f"{what}: expected {want}, got {words}. {hint}", got=got)
 
 
 @pytest.mark.parametrize("exclude", [0, 2], ids=["no exclude", "exclude 2 words"])
@@ -37,7 +37,7 @@ def test_matches_reference(student, reference, seed, exclude):
     want = reference.nearest(E, VOCAB, v, 4, exclude=skip)
     got = student.nearest(E, VOCAB, v, 4, exclude=skip)
     _expect_words(got, want, f"nearest(E, vocab, v, 4, exclude={skip}) with E of shape {E.shape}, rows of "
-                  "lengths between 0.1 and 10", {"fn": "nearest", "args": (E, VOCAB, v, 4), "kwargs": {"exclude": skip}},
+                  "lengths between 0.1 and 10",
                   "Rank by cosine similarity (divide E @ v by the row lengths and |v|), highest first, skipping "
                   "excluded words.")
 
@@ -50,11 +50,10 @@ def test_exclude(student, reference, seed):
     want = reference.nearest(E, VOCAB, v, 3, exclude=skip)
     got = student.nearest(E, VOCAB, v, 3, exclude=skip)
     words = as_words(got) or []
-    call = {"fn": "nearest", "args": (E, VOCAB, v, 3), "kwargs": {"exclude": skip}}
     expect_true(not set(words) & set(skip),
                 f"nearest(E, vocab, v, 3, exclude={skip}): your answer {words} contains excluded words. "
-                "Skip every word in exclude (the query words in an analogy, stop words...).", call=call, got=got)
-    _expect_words(got, want, f"nearest(E, vocab, v, 3, exclude={skip}) with E of shape {E.shape}", call,
+                "Skip every word in exclude (the query words in an analogy, stop words...).", got=got)
+    _expect_words(got, want, f"nearest(E, vocab, v, 3, exclude={skip}) with E of shape {E.shape}",
                   "The excluded words are skipped and the next most similar words fill the list.")
 
 
@@ -73,12 +72,11 @@ def test_n_respected(student, seed, n):
     expect_true(words is not None and count == n,
                 f"nearest(E, vocab, v, {n}, exclude={skip}) with {len(VOCAB)} words: expected a list of {n} words, "
                 f"got {count if count is not None else type(got).__name__}{' words' if count is not None else ''}. "
-                "Remove the excluded words BEFORE keeping the first n, so the list still has n words.",
-                call={"fn": "nearest", "args": (E, VOCAB, v, n), "kwargs": {"exclude": skip}}, got=got)
+                "Remove the excluded words BEFORE keeping the first n, so the list still has n words.", got=got)
     expect_true(words[0] == order[2],
                 f"nearest(E, vocab, v, {n}, exclude={skip}): the first word is {words[0]!r}, but the most "
                 f"cosine-similar word that is not excluded is {order[2]!r}. Rank by cosine, most similar first.",
-                call={"fn": "nearest", "args": (E, VOCAB, v, n), "kwargs": {"exclude": skip}}, got=got)
+                got=got)
 
 
 def test_most_similar_first(student, seed):
@@ -94,8 +92,7 @@ def test_most_similar_first(student, seed):
                 f"nearest(E, vocab, 2.5 * E[{i}], 3): the most similar word to {VOCAB[i]}'s own vector is "
                 f"{VOCAB[i]} (cosine 1), but your list starts with {words[0] if words else 'nothing'}"
                 f"{' (cosine %.3f)' % sims[VOCAB.index(words[0])] if words and words[0] in VOCAB else ''}. "
-                "Sort from the most similar to the least (np.argsort(-sims)).",
-                call={"fn": "nearest", "args": (E, VOCAB, v, 3), "kwargs": {}}, got=got)
+                "Sort from the most similar to the least (np.argsort(-sims)).", got=got)
 
 
 def test_cosine_not_dot(student):
@@ -107,6 +104,5 @@ def test_cosine_not_dot(student):
     _expect_words(got, ["aligned", "close"],
                   "nearest(E, vocab, [1, 0], 2) with E rows long=[10, 10], aligned=[1, 0], opposite=[0, -3], "
                   "close=[0.8, 0.1]",
-                  {"fn": "nearest", "args": (E, vocab, v, 2), "kwargs": {}},
                   "'long' has the largest dot product (10) but its angle is 45 degrees (cosine 0.71); cosine "
                   "similarity divides by the row lengths, so 'aligned' (1.0) and 'close' (0.99) come first.")

@@ -47,7 +47,6 @@ def test_gram_matches(student, reference, seed, name):
     got = student.svd_embeddings(M, k)
     what = f"svd_embeddings(M, {k}) for {name} (M of shape {M.shape})"
     want = reference.svd_embeddings(M, k)
-    call = {"fn": "svd_embeddings", "args": (M, k), "kwargs": {}}
     try:
         expect_shape(got, (M.shape[0], k), what)
         E = as_array(got)
@@ -55,7 +54,7 @@ def test_gram_matches(student, reference, seed, name):
         # eigen-solver in float64 reproduces E Eᵀ to ~1e-12; the mistakes differ by > 1e-2
         expect_close(E @ E.T, want @ want.T, f"E @ E.T where E = {what}", atol=1e-8, hint=HINT)
     except Feedback as exc:
-        raise Feedback(str(exc), call, got) from None  # diagnose on E itself, not on the Gram matrix
+        raise Feedback(str(exc), got=got) from None  # diagnose on E itself, not on the Gram matrix
 
 
 def test_unit_rows(student, seed):
@@ -64,7 +63,6 @@ def test_unit_rows(student, seed):
     M = rng.random((8, 8)) * 3.0
     got = student.svd_embeddings(M, 3)
     what = "svd_embeddings(M, 3) for a random (8, 8) matrix"
-    call = {"fn": "svd_embeddings", "args": (M, 3), "kwargs": {}}
     expect_shape(got, (8, 3), what)
     norms = np.linalg.norm(as_array(got), axis=1)
     try:
@@ -73,15 +71,15 @@ def test_unit_rows(student, seed):
                      hint="Divide each row of U[:, :k] * sqrt(S[:k]) by its length "
                      "(np.linalg.norm(E, axis=1, keepdims=True)), so cosine similarity is a plain dot product.")
     except Feedback as exc:
-        raise Feedback(str(exc), call, got) from None  # diagnose on E itself, not on its row lengths
-    _expect_rank(got, 3, what, call)
+        raise Feedback(str(exc), got=got) from None  # diagnose on E itself, not on its row lengths
+    _expect_rank(got, 3, what)
 
 
-def _expect_rank(got, k, what, call):
+def _expect_rank(got, k, what):
     """k independent columns: unit rows alone are also met by a constant answer (every row e_1)."""
     rank = int(np.linalg.matrix_rank(as_array(got), tol=1e-6))
     expect_true(rank == k, f"{what}: your embeddings span {rank} dimension(s), not {k}. The k columns are the "
-                "k strongest directions of M (U[:, :k] * sqrt(S[:k])), independent of each other.", call=call, got=got)
+                "k strongest directions of M (U[:, :k] * sqrt(S[:k])), independent of each other.", got=got)
 
 
 @pytest.mark.parametrize("k", [2, 5])  # not 1: a positive M's first column has one sign, so any +-1 column passes
@@ -90,12 +88,11 @@ def test_shape(student, seed, k):
     rng = rng_for(seed, k)
     M = rng.random((5, 5)) + np.eye(5)
     got = student.svd_embeddings(M, k)
-    call = {"fn": "svd_embeddings", "args": (M, k), "kwargs": {}}
     try:
         expect_shape(got, (5, k), f"svd_embeddings(M, {k}) for a (5, 5) matrix")
     except Feedback as exc:
         raise Feedback(str(exc) + " The rows are words, the columns the k strongest directions: U[:, :k].",
-                       call, got) from None
+                       got=got) from None
     expect_true(np.isfinite(as_array(got)).all(), f"svd_embeddings(M, {k}) for a (5, 5) matrix: your result has "
                 "NaN or inf entries.", got=got)
-    _expect_rank(got, k, f"svd_embeddings(M, {k}) for a (5, 5) matrix", call)
+    _expect_rank(got, k, f"svd_embeddings(M, {k}) for a (5, 5) matrix")
