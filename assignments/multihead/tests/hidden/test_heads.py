@@ -25,7 +25,6 @@ def test_split_heads_layout(student, gen, B, T, d, h):
         got, want, f"split_heads(x of shape {(B, T, d)}, n_heads={h})", atol=0.0,
         hint="Head i must hold features [i*d/h, (i+1)*d/h) of each position: reshape to (B, T, h, d_h), then "
         "transpose(1, 2). A direct view(B, h, T, d_h) mixes different positions into one head.",
-        call={"fn": "split_heads", "args": (x, h), "kwargs": {}},
     )
 
 
@@ -41,7 +40,6 @@ def test_merge_heads_inverse(student, gen, B, T, d, h):
         got, want, f"merge_heads(x of shape {(B, h, T, d_h)})", atol=0.0,
         hint="Position t of the result must be head 0's d_h features, then head 1's, ... (concatenation): "
         "transpose(1, 2) back to (B, T, h, d_h) before reshaping to (B, T, h*d_h).",
-        call={"fn": "merge_heads", "args": (heads,), "kwargs": {}},
     )
     x = torch.randn(B, T, d, generator=gen, dtype=torch.float64)
     back = student.merge_heads(student.split_heads(x, h))

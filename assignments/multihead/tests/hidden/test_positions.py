@@ -36,7 +36,6 @@ def test_matches_formula(student, n, d):
         got, formula(n, d), what, atol=1e-4,
         hint="Check the formula: even columns 2i hold sin(pos / 10000^(2i/d_model)), odd columns 2i+1 hold "
         "cos of the same angle; the exponent uses 2i (the even column index), not i.",
-        call={"fn": "sinusoidal_positions", "args": (n, d), "kwargs": {}},
     )
 
 
