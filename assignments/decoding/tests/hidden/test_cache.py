@@ -19,7 +19,7 @@ def test_causal_mask_matches_reference(student, reference, shapes):
     for n_q, n_k in shapes:
         expect_close(
             student.causal_mask(n_q, n_k), reference.causal_mask(n_q, n_k), f"causal_mask({n_q}, {n_k})",
-            atol=0, call={"fn": "causal_mask", "args": (n_q, n_k), "kwargs": {}},
+            atol=0,
             hint="Query i is at position n_k - n_q + i (the cache holds the first n_k - n_q keys): it may see keys "
             "0 .. n_k - n_q + i. torch.ones(n_q, n_k).triu(1) aligns the queries with the FIRST keys instead: "
             "with a cache, a new token would see only the oldest positions.",
@@ -83,7 +83,6 @@ def test_forward_matches_reference(student, reference, gen, case):
         student.forward(prm, toks), reference.forward(prm, toks),
         f"forward(params with {n_layers} layers, tokens {tuple(toks.shape)})",
         atol=1e-10,  # float64 round-off
-        call={"fn": "forward", "args": (prm, toks), "kwargs": {}},
         hint="x = embedding[tokens] + positions[:T]; per layer x = x + one_head_attention(x W_q, x W_k, x W_v, "
         "causal_mask(T, T))[0] @ W_o; logits = x @ head. Position t must not see later tokens.",
     )
