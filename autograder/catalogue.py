@@ -13,6 +13,9 @@ ways (read here with ``ast``; nothing is run):
 * definitions after the declarations, appended to the (patched) reference, redefining what
   they change (short functions read better whole).
 
+``assignments/<a>/do_nothing.py`` is the submission that computes nothing (uniform weights, zero
+outputs, constant answers), appended to the reference; the self-check proves it earns no point.
+
 The grader's diagnosis and the release self-check both read entries here, so grading never
 imports release code.
 """
@@ -168,3 +171,14 @@ def _changed(reference: str, source: str) -> frozenset[str]:
 def changed_names(assignment: Assignment, entry: CatalogueEntry) -> set[str]:
     """The top-level functions and classes an entry changes (patched or redefined)."""
     return set(_changed(assignment.solution.read_text(), submission_source(assignment, entry)))
+
+
+DO_NOTHING = "do_nothing.py"
+
+
+def do_nothing_source(assignment: Assignment) -> str | None:
+    """The reference with every function redefined to compute nothing (None: the assignment has no do_nothing.py)."""
+    path = assignment.root / DO_NOTHING
+    if not path.is_file():
+        return None
+    return assignment.solution.read_text() + "\n\n" + path.read_text()

@@ -41,7 +41,7 @@ def _cmd_grade_many(args: argparse.Namespace) -> int:
 def _cmd_seeds(args: argparse.Namespace) -> int:
     from .grade import reference_failures_by_seed
 
-    failures = reference_failures_by_seed(load_assignment(args.assignment), list(range(1, args.count + 1)))
+    failures = reference_failures_by_seed(load_assignment(args.assignment), list(range(args.first, args.first + args.count)))
     bad = {seed: f for seed, f in failures.items() if f}
     for seed, lines in bad.items():
         print(f"seed {seed}: " + "; ".join(lines))
@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("seeds", help="run the suites on the reference under many seeds (flake check)")
     p.add_argument("assignment")
     p.add_argument("--count", type=int, default=20)
+    p.add_argument("--first", type=int, default=1, help="the first seed (grading's own is 0)")
     p.set_defaults(func=_cmd_seeds)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 import nbformat
 
@@ -132,3 +133,45 @@ def otter_test_files(assignment: Assignment) -> dict[str, bytes]:
     for function, cases in public_tests_by_function(assignment).items():
         files[f"{OTTER_DIR}/{function}.py"] = otter_test_file(assignment, function, cases).encode()
     return files
+
+
+def run_notebook(folder: Path, name: str, timeout: int = 300) -> nbformat.NotebookNode:
+    """Execute ``<name>_lab.ipynb`` in ``folder`` headless, as a student runs it (raises if a cell errors)."""
+    import logging
+    import subprocess
+
+    from nbclient import NotebookClient
+
+    quiet = logging.getLogger("autograder.notebook")
+    quiet.setLevel(logging.WARNING)  # not nbclient's "Executing notebook with kernel" per run
+    nb = nbformat.read(folder / f"{name}_lab.ipynb", as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(folder)}}, log=quiet)
+    client.execute(stderr=subprocess.DEVNULL)  # the kernel's own start-up warnings are not the release's findings
+    return nb
+
+
+def _check_outputs(nb: nbformat.NotebookNode) -> str:
+    text = []
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "grader.check(" in cell.source:
+            for out in cell.get("outputs", []):
+                text.append(out.get("text", "") + str(out.get("data", {}).get("text/plain", "")))
+    return "\n".join(text)
+
+
+def notebook_problem(nb: nbformat.NotebookNode, solution: bool) -> str:
+    """What is wrong with an executed notebook ("" if nothing): with the reference every Otter
+    check passes and a plot is drawn; with the untouched stub the checks say what is unfinished."""
+    checks = _check_outputs(nb)
+    if not solution:
+        ok = "not implemented" in checks.lower() or "NotImplementedError" in checks
+        return "" if ok else "its checks do not say what is unfinished: " + checks[-500:]
+    n_checks = sum("grader.check(" in c.source for c in nb.cells if c.cell_type == "code")
+    if n_checks < 1:
+        return "it runs no Otter check"
+    if checks.count("passed") < n_checks or "failed" in checks.lower():
+        return "an Otter check fails: " + checks[-500:]
+    outputs = [out for c in nb.cells if c.cell_type == "code" for out in c.get("outputs", [])]
+    if not any("image/png" in out.get("data", {}) for out in outputs):
+        return "it draws no plot"
+    return ""

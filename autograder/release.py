@@ -199,7 +199,11 @@ def autograder_files(assignment: Assignment, kit_root: Path = KIT_ROOT) -> dict[
             files[f"autograder/{path.relative_to(engine).as_posix()}"] = path.read_bytes()
     for path in sorted(assignment.root.rglob("*")):
         rel = path.relative_to(assignment.root)
-        if path.is_file() and not ENGINE_EXCLUDE & set(rel.parts) and rel.parts[0] not in ("handout.md", "notebook.py"):
+        if (
+            path.is_file()
+            and not ENGINE_EXCLUDE & set(rel.parts)
+            and rel.parts[0] not in ("handout.md", "notebook.py", "do_nothing.py")
+        ):
             files[f"assignments/{assignment.name}/{rel.as_posix()}"] = path.read_bytes()
     files[f"solutions/{assignment.name}/{assignment.submit_file}"] = assignment.solution.read_bytes()
     return files

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .catalogue import CatalogueEntry, bugged_source, read_catalogue, submission_source  # noqa: F401 - re-exported
+from .catalogue import DO_NOTHING, CatalogueEntry, bugged_source, do_nothing_source, read_catalogue, submission_source  # noqa: F401
 from .config import KIT_ROOT, Assignment
 from .markers import make_stub
 
@@ -48,7 +48,7 @@ def _fingerprint(assignment: Assignment) -> str:
     h.update((KIT_ROOT / "requirements.txt").read_bytes())
     # the interpreter and the installed versions of what grading imports can change a result too
     h.update(f"{sys.executable} {sys.version}".encode())
-    for package in ("torch", "numpy", "pytest", "psutil", "einops"):
+    for package in ("torch", "numpy", "pytest", "psutil", "einops", "nbclient", "ipykernel", "matplotlib", "otter-grader"):
         try:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())
         except importlib.metadata.PackageNotFoundError:
@@ -165,7 +165,7 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     mistakes = read_catalogue(assignment, "mistake")
     variants = read_catalogue(assignment, "variant")
     corpus = read_catalogue(assignment, "corpus")
-    sources = {"stub": make_stub(assignment.solution.read_text())}
+    sources = {"stub": make_stub(assignment.solution.read_text()), "do-nothing": do_nothing_source(assignment)}
     for entry in mistakes + variants + corpus:
         sources[f"{entry.kind}:{entry.name}"] = submission_source(assignment, entry)
     bug_errors = []
@@ -183,7 +183,7 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     # autograder.zip does in the simulated Gradescope tree (one grading proves both).
     zip_report = Report(assignment.name)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report)
+        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, cache)
         graded = grade_sources(assignment, sources, only=only, cache=cache)
         graded["reference"] = zip_checks.result()
     report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
@@ -198,6 +198,26 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
         stub.get("score") == 0 and stub.get("_exit_code") == 0 and len(stub.get("tests", [])) > 0,
         f"untouched stub scores 0 without grader errors (got {stub.get('score')}, exit {stub.get('_exit_code')})",
     )
+    report.check(
+        any("not implemented yet" in t.get("output", "") for t in stub.get("tests", [])),
+        "the untouched stub's feedback says what is not implemented yet",
+    )
+    maxima = [t["max_score"] for t in stub.get("tests", [])]
+    report.check(
+        sum(maxima) == 100 and sum(reversed(maxima)) == 100,
+        f"the points of all tests, parametrized cases included, add up to exactly 100 in any order (got {sum(maxima)!r})",
+    )
+    nothing = graded.get("do-nothing")
+    if nothing is None:
+        report.check(False, f"assignments/{assignment.name}/{DO_NOTHING} declares a submission that computes nothing")
+    else:
+        paid = {t.get("extra_data", {}).get("test", t["name"]): t["score"] for t in nothing.get("tests", []) if t["score"] > 0}
+        report.check(
+            nothing.get("score") == 0 and nothing.get("_exit_code") == 0 and not paid,
+            f"a submission that computes nothing ({DO_NOTHING}) earns no point (got {nothing.get('score')}"
+            + (f", paid by {paid}" if paid else "")
+            + ")",
+        )
     for entry in variants:
         doc = graded[f"variant:{entry.name}"]
         report.check(doc.get("score") == 100, f"variant {entry.name} ({entry.title}) scores 100 (got {doc.get('score')})")
@@ -258,10 +278,54 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     return report
 
 
-def _check_zips(assignment: Assignment, staged: Path, report: Report) -> dict:
-    """The student.zip and autograder.zip checks; returns the reference's results from the latter."""
-    _check_student_zip(assignment, staged / "student.zip", report)
+def _check_zips(assignment: Assignment, staged: Path, report: Report, cache: Path = DEFAULT_CACHE) -> dict:
+    """The student.zip and autograder.zip checks and the reference under another seed; returns the
+    reference's results from the autograder.zip (graded in a simulated Gradescope tree)."""
+    proven = _Proven(cache, assignment)
+    _check_student_zip(assignment, staged / "student.zip", report, proven)
+    _check_other_seed(assignment, report, proven)
     return _check_gradescope_zip(assignment, staged / "autograder.zip", report)
+
+
+class _Proven:
+    """Slow proofs that passed for exactly these sources, interpreter and packages (one file each,
+    keyed like the gradings); a failed proof is never recorded, so it runs again next time."""
+
+    def __init__(self, cache: Path, assignment: Assignment) -> None:
+        self.folder = cache
+        self.prefix = f"{assignment.name}-{_fingerprint(assignment)[:24]}"
+
+    def __contains__(self, what: str) -> bool:
+        return (self.folder / f"{self.prefix}-{what}.ok").is_file()
+
+    def add(self, what: str) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / f"{self.prefix}-{what}.ok").touch()
+
+
+# The reference must also pass under a seed other than grading's: a test that passes only by luck
+# of its inputs fails here (`make flakes` runs 20 seeds; run it before changing a test).
+OTHER_SEED = 1
+
+
+def _check_other_seed(assignment: Assignment, report: Report, proven: _Proven) -> None:
+    what = f"seed{OTHER_SEED}"
+    if what in proven:
+        report.check(True, f"the reference passes every test under seed {OTHER_SEED} too (cached)")
+        return
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "seeds", assignment.name, "--count", "1", "--first", str(OTHER_SEED)],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    report.check(
+        run.returncode == 0,
+        f"the reference passes every test under seed {OTHER_SEED} too" + _tail(run),
+    )
+    if run.returncode == 0:
+        proven.add(what)
 
 
 def _uncaught(assignment: Assignment) -> dict[str, str]:
@@ -282,7 +346,7 @@ def _solution_lines(assignment: Assignment) -> list[str]:
     return lines
 
 
-def _check_student_zip(assignment: Assignment, path: Path, report: Report) -> None:
+def _check_student_zip(assignment: Assignment, path: Path, report: Report, proven: _Proven | None = None) -> None:
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
         blob = "\n".join(zf.read(n).decode("utf-8", "replace") for n in names)
@@ -298,12 +362,37 @@ def _check_student_zip(assignment: Assignment, path: Path, report: Report) -> No
             zf.extractall(tmp)
         folder = Path(tmp) / assignment.name
         stub_run = _run_public_tests(folder)
+        _check_notebook(assignment, folder, False, report, proven)
         (folder / assignment.submit_file).write_bytes(assignment.solution.read_bytes())
         ref_run = _run_public_tests(folder)
+        _check_notebook(assignment, folder, True, report, proven)
     report.check(ref_run.returncode == 0, "public tests pass on the reference in the unzipped student folder" + _tail(ref_run))
     report.check(
         stub_run.returncode == 1, "public tests fail (cleanly) on the untouched stub" + _tail(stub_run, stub_run.returncode != 1)
     )
+
+
+def _check_notebook(assignment: Assignment, folder: Path, solution: bool, report: Report, proven: _Proven | None) -> None:
+    """The lab notebook, run headless in the unzipped student folder as a student runs it."""
+    if not (folder / f"{assignment.name}_lab.ipynb").is_file():
+        return
+    which = "the reference" if solution else "the untouched stub"
+    what = "notebook-reference" if solution else "notebook-stub"
+    if proven is not None and what in proven:
+        report.check(True, f"the lab notebook runs with {which} (cached)")
+        return
+    from .notebooks import notebook_problem, run_notebook
+
+    try:
+        problem = notebook_problem(run_notebook(folder, assignment.name), solution)
+    except Exception as exc:  # noqa: BLE001 - a cell that errors (or a kernel that dies) is the finding
+        problem = f"a cell fails: {' '.join(str(exc).split())[-600:]}"
+    expected = (
+        "every Otter check passes and a plot is drawn" if solution else "no cell errors and the checks say what is unfinished"
+    )
+    report.check(not problem, f"the lab notebook runs with {which}: {expected}" + (f" (not: {problem})" if problem else ""))
+    if not problem and proven is not None:
+        proven.add(what)
 
 
 def _run_public_tests(folder: Path) -> subprocess.CompletedProcess:

@@ -64,12 +64,9 @@ def assignment_name(request: pytest.FixtureRequest) -> str:
 # The longest tests first, so the two xdist workers finish together instead of one waiting for
 # the other's last self-check (measured with --durations; the rest keep their order).
 _SLOW_FIRST = (
-    "test_selfcheck.py::test_self_check_passes",
-    "test_attacks.py::test_attacks_through_grade_all",
     "test_release.py::test_release_cli",
+    "test_attacks.py::test_attacks_through_grade_all",
     "test_isolation.py",
-    "test_notebooks.py",
-    "test_flakes.py",
     "test_attacks.py",
 )
 
