@@ -418,20 +418,28 @@ def honest_forged_score() -> float:
     return _honest[0]
 
 
-@pytest.fixture(scope="module")
-def installed_tree(tmp_path_factory) -> Path:
-    """An /autograder tree after setup.sh, copied for each attack (setup.sh runs once: it only
-    creates the student user and checks the imports, the same for every submission)."""
-    path = tmp_path_factory.mktemp("zip") / "autograder.zip"
-    path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
-    template = Path(tempfile.mkdtemp(prefix="kit-attack-template-"))
-    root = template / "autograder"
-    gradescope_sim.lay_out(path, {}, root)
-    env = gradescope_sim.environment(root)
-    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
-    assert setup.returncode == 0, setup.stderr[-2000:]
-    yield root
-    shutil.rmtree(template, ignore_errors=True)
+@pytest.fixture(scope="session")
+def installed_tree(tmp_path_factory, worker_id) -> Path:
+    """An /autograder tree after setup.sh, copied for each attack. setup.sh runs once per test run
+    (it only creates the student user and checks the imports, the same for every submission):
+    under xdist the first worker to get here installs it and the others wait for it (the
+    once-per-run pattern of the xdist docs); it lives in pytest's own temporary folder."""
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    root = shared / "installed-attention" / "autograder"
+    with FileLock(str(shared / "installed-attention.lock")):
+        if not (root.parent / "done").is_file():
+            shutil.rmtree(root.parent, ignore_errors=True)
+            root.parent.mkdir()
+            path = root.parent / "autograder.zip"
+            path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
+            gradescope_sim.lay_out(path, {}, root)
+            env = gradescope_sim.environment(root)
+            setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
+            assert setup.returncode == 0, setup.stderr[-2000:]
+            (root.parent / "done").touch()
+    return root
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))

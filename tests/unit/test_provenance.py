@@ -27,3 +27,13 @@ def test_the_record_is_bounded():
     for value in keep:
         record_call(value, {"fn": "g", "args": (), "kwargs": {}})
     assert call_that_produced(first) is None and call_that_produced(keep[-1])["fn"] == "g"
+
+
+def test_a_list_where_a_tuple_was_due_and_a_whole_tuple_are_recorded():
+    """A student returning [out, weights] (not a tuple), or a tuple of words checked whole."""
+    out, weights = object(), object()
+    record_call([out, weights], {"fn": "scaled_dot_product_attention", "args": (), "kwargs": {}})
+    assert call_that_produced(weights)["output"] == 1 and call_that_produced(out)["output"] == 0
+    words = ("bank", "river")
+    record_call(words, {"fn": "nearest", "args": ("E",), "kwargs": {"n": 2}})
+    assert call_that_produced(words) == {"fn": "nearest", "args": ("E",), "kwargs": {"n": 2}}
