@@ -42,13 +42,20 @@ _PRODUCED_BY: dict[int, tuple[Any, dict]] = {}
 _PRODUCED_LIMIT = 64
 
 
+_PARTS_RECORDED = 8  # the first parts of a returned tuple or list (outputs, not sequences of results)
+
+
 def record_call(value: Any, call: dict) -> None:
-    """Remember that ``value`` came from ``call`` (a dict as ``Feedback.call`` takes); the parts
-    of a returned tuple are remembered with their ``"output"`` index."""
-    if isinstance(value, tuple):
-        for index, part in enumerate(value):
-            record_call(part, {**call, "output": index})
-        return
+    """Remember that ``value`` came from ``call`` (a dict as ``Feedback.call`` takes); a returned
+    tuple or list is remembered whole and its first parts with their ``"output"`` index (so a
+    student who returns a list where the contract says tuple is diagnosed the same)."""
+    _remember(value, call)
+    if isinstance(value, (tuple, list)):
+        for index, part in enumerate(value[:_PARTS_RECORDED]):
+            _remember(part, {**call, "output": index})
+
+
+def _remember(value: Any, call: dict) -> None:
     if value is None or isinstance(value, (bool, int, float, str)):
         return  # small immutable values are shared between unrelated calls
     _PRODUCED_BY[id(value)] = (value, call)
