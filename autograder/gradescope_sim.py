@@ -49,14 +49,20 @@ def environment(root: Path) -> dict[str, str]:
 
 
 def run(root: Path, timeout: float = 900) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
+    """setup.sh, then run_autograder (as Gradescope: the image is built, then each submission graded)."""
     env = environment(root)
     setup = subprocess.run(
         ["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True, text=True, timeout=600
     )
     if setup.returncode != 0:
         raise RuntimeError(f"setup.sh failed:\n{setup.stdout[-2000:]}\n{setup.stderr[-2000:]}")
-    grade = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-    return setup, grade
+    return setup, run_autograder(root, timeout)
+
+
+def run_autograder(root: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Grade the tree's submission with run_autograder (setup.sh already ran for this tree or its original)."""
+    env = environment(root)
+    return subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def simulate(zip_path: Path, submission: dict[str, bytes]) -> dict:
@@ -69,4 +75,4 @@ def simulate(zip_path: Path, submission: dict[str, bytes]) -> dict:
         shutil.rmtree(root, ignore_errors=True)
 
 
-__all__ = ["lay_out", "run", "simulate"]
+__all__ = ["lay_out", "run", "run_autograder", "simulate"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,12 @@ import pytest
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
+from filelock import FileLock  # noqa: E402
+
+from autograder import gradescope_sim  # noqa: E402
 from autograder.config import list_assignments, load_assignment  # noqa: E402
 from autograder.markers import make_stub  # noqa: E402
+from autograder.release import autograder_files, make_zip  # noqa: E402
 
 ASSIGNMENTS = list_assignments(KIT)
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
@@ -54,6 +59,39 @@ def reference_source(assignment: str) -> str:
 
 def stub_source(assignment: str) -> str:
     return make_stub(reference_source(assignment))
+
+
+@pytest.fixture(scope="session")
+def installed_tree(tmp_path_factory, worker_id) -> Path:
+    """An /autograder tree (attention) after setup.sh, copied for each grading in a simulated tree:
+    setup.sh runs once per test run
+    (it only creates the student user and checks the imports, the same for every submission):
+    under xdist the first worker to get here installs it and the others wait for it (the
+    once-per-run pattern of the xdist docs); it lives in pytest's own temporary folder."""
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    root = shared / "installed-attention" / "autograder"
+    with FileLock(str(shared / "installed-attention.lock")):
+        if not (root.parent / "done").is_file():
+            shutil.rmtree(root.parent, ignore_errors=True)
+            root.parent.mkdir()
+            path = root.parent / "autograder.zip"
+            path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
+            gradescope_sim.lay_out(path, {}, root)
+            env = gradescope_sim.environment(root)
+            setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
+            assert setup.returncode == 0, setup.stderr[-2000:]
+            (root.parent / "done").touch()
+    return root
+
+
+def install_copy(installed_tree: Path, root: Path, submission: dict[str, bytes]) -> Path:
+    """A fresh /autograder tree at ``root``: a copy of the installed one, with ``submission`` uploaded."""
+    shutil.copytree(installed_tree, root, symlinks=True)
+    root.chmod(0o755)
+    for rel, data in submission.items():
+        (root / "submission" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "submission" / rel).write_bytes(data)
+    return root
 
 
 @pytest.fixture(params=ASSIGNMENTS)

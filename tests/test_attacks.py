@@ -27,8 +27,6 @@ import pytest
 from conftest import KIT, reference_source, stub_source, validate_results
 
 from autograder import gradescope_sim
-from autograder.config import load_assignment
-from autograder.release import autograder_files, make_zip
 from autograder.sandbox import namespaces_available, running_as_root
 
 pytestmark = pytest.mark.skipif(not running_as_root(), reason="attacks are graded as root, as on Gradescope and CI")
@@ -416,30 +414,6 @@ def honest_forged_score() -> float:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     return _honest[0]
-
-
-@pytest.fixture(scope="session")
-def installed_tree(tmp_path_factory, worker_id) -> Path:
-    """An /autograder tree after setup.sh, copied for each attack. setup.sh runs once per test run
-    (it only creates the student user and checks the imports, the same for every submission):
-    under xdist the first worker to get here installs it and the others wait for it (the
-    once-per-run pattern of the xdist docs); it lives in pytest's own temporary folder."""
-    from filelock import FileLock
-
-    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    root = shared / "installed-attention" / "autograder"
-    with FileLock(str(shared / "installed-attention.lock")):
-        if not (root.parent / "done").is_file():
-            shutil.rmtree(root.parent, ignore_errors=True)
-            root.parent.mkdir()
-            path = root.parent / "autograder.zip"
-            path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
-            gradescope_sim.lay_out(path, {}, root)
-            env = gradescope_sim.environment(root)
-            setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
-            assert setup.returncode == 0, setup.stderr[-2000:]
-            (root.parent / "done").touch()
-    return root
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))

@@ -16,23 +16,14 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import KIT, reference_source, stub_source, validate_results
+from conftest import KIT, install_copy, reference_source, stub_source, validate_results
 from filelock import FileLock
 
 from autograder import gradescope_sim
-from autograder.config import load_assignment
-from autograder.release import autograder_files, make_zip
 from autograder.sandbox import running_as_root
 
 needs_root = pytest.mark.skipif(not running_as_root(), reason="the user switch needs root (as on Gradescope)")
 REFERENCE_MARKER = "# BEGIN SOLUTION"
-
-
-@pytest.fixture(scope="session")
-def attention_zip(tmp_path_factory):
-    path = tmp_path_factory.mktemp("zip") / "autograder.zip"
-    path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
-    return path
 
 
 _TREES: list[Path] = []
@@ -57,13 +48,14 @@ def tree_root(tmp_path) -> Path:
     return parent / "autograder"
 
 
-def run_in_tree(zip_path, source: str, tmp_path, name="attention.py") -> tuple[dict, str]:
-    """Grade ``source`` through setup.sh and run_autograder; ``@ROOT@`` in it becomes the tree's root
-    (the attacker knows Gradescope's layout; the worker gets no AUTOGRADER_ROOT variable)."""
+def run_in_tree(installed_tree, source: str, tmp_path, name="attention.py") -> tuple[dict, str]:
+    """Grade ``source`` through run_autograder in a copy of the installed tree (setup.sh ran once for
+    the session); ``@ROOT@`` in it becomes the tree's root (the attacker knows Gradescope's layout;
+    the worker gets no AUTOGRADER_ROOT variable)."""
     root = tree_root(tmp_path)
     source = source.replace("@ROOT@", str(root))
-    gradescope_sim.lay_out(zip_path, {name: source.encode()}, root)
-    _, proc = gradescope_sim.run(root)
+    install_copy(installed_tree, root, {name: source.encode()})
+    proc = gradescope_sim.run_autograder(root)
     document = json.loads((root / "results" / "results.json").read_text())
     validate_results(document)
     return document, proc.stdout + proc.stderr
@@ -133,20 +125,20 @@ STUB = stub_source("attention")
 HONEST_STUB_SCORE = 0
 
 
-def test_reference_and_stub_in_the_gradescope_tree(attention_zip, tmp_path):
-    document, _ = run_in_tree(attention_zip, reference_source("attention"), tmp_path / "ref")
+def test_reference_and_stub_in_the_gradescope_tree(installed_tree, tmp_path):
+    document, _ = run_in_tree(installed_tree, reference_source("attention"), tmp_path / "ref")
     assert document["score"] == 100
-    document, _ = run_in_tree(attention_zip, STUB, tmp_path / "stub")
+    document, _ = run_in_tree(installed_tree, STUB, tmp_path / "stub")
     assert document["score"] == 0
 
 
-def test_exit_at_import(attention_zip, tmp_path):
-    document, _ = run_in_tree(attention_zip, reference_source("attention") + "\nimport os\nos._exit(0)\n", tmp_path)
+def test_exit_at_import(installed_tree, tmp_path):
+    document, _ = run_in_tree(installed_tree, reference_source("attention") + "\nimport os\nos._exit(0)\n", tmp_path)
     assert document["score"] == 0 and "could not be imported" in document["output"]
 
 
 @needs_root
-def test_forged_results_and_killing_the_grader(attention_zip, tmp_path):
+def test_forged_results_and_killing_the_grader(installed_tree, tmp_path):
     attack = """
 import json, os, signal
 root = "@ROOT@"
@@ -166,13 +158,13 @@ for sig_target in (os.getppid(),):
     except OSError:
         pass
 """
-    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    document, _ = run_in_tree(installed_tree, STUB + attack, tmp_path)
     assert document["score"] == HONEST_STUB_SCORE
     assert len(document["tests"]) > 0, "the grader must survive and write real results"
 
 
 @needs_root
-def test_looking_for_the_reference_and_printing_grader_files(attention_zip, tmp_path):
+def test_looking_for_the_reference_and_printing_grader_files(installed_tree, tmp_path):
     attack = """
 import os, sys, inspect
 found = [name for name in sys.modules if "reference" in name or "autograder" in name]
@@ -203,7 +195,7 @@ def causal_mask(n):
         print("no access:", exc)
     return torch.ones(n, n, dtype=torch.bool).triu(1)
 """
-    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    document, _ = run_in_tree(installed_tree, STUB + attack, tmp_path)
     text = feedback_text(document)
     assert REFERENCE_MARKER not in text and "LEAK" not in text and "[points]" not in text
     causal_points = sum(t["max_score"] for t in document["tests"] if t["name"].startswith("causal_mask"))
@@ -211,7 +203,7 @@ def causal_mask(n):
 
 
 @needs_root
-def test_rewriting_test_files(attention_zip, tmp_path):
+def test_rewriting_test_files(installed_tree, tmp_path):
     attack = """
 import os, glob
 root = "@ROOT@"
@@ -221,13 +213,13 @@ for path in glob.glob(root + "/source/assignments/*/tests/*/*.py"):
     except OSError:
         pass
 """
-    document, _ = run_in_tree(attention_zip, STUB + attack, tmp_path)
+    document, _ = run_in_tree(installed_tree, STUB + attack, tmp_path)
     assert document["score"] == 0
     hidden = (tmp_path / "tree").resolve() / "autograder" / "source" / "assignments" / "attention" / "tests" / "hidden"
     assert all("def test_pass" not in p.read_text() for p in hidden.glob("*.py"))
 
 
-def test_extra_files_in_the_upload_have_no_effect(attention_zip, tmp_path):
+def test_extra_files_in_the_upload_have_no_effect(installed_tree, tmp_path):
     root = tree_root(tmp_path)
     evil = {
         "attention.py": STUB.encode(),
@@ -237,19 +229,19 @@ def test_extra_files_in_the_upload_have_no_effect(attention_zip, tmp_path):
         "numpy.py": b"raise SystemExit('shadowed numpy')\n",
         "pytest.py": b"raise SystemExit('shadowed pytest')\n",
     }
-    gradescope_sim.lay_out(attention_zip, evil, root)
-    gradescope_sim.run(root)
+    install_copy(installed_tree, root, evil)
+    gradescope_sim.run_autograder(root)
     document = json.loads((root / "results" / "results.json").read_text())
     validate_results(document)
     assert document["score"] == 0 and len(document["tests"]) > 0
 
 
 @needs_root
-def test_worker_runs_as_the_unprivileged_user(attention_zip, tmp_path):
+def test_worker_runs_as_the_unprivileged_user(installed_tree, tmp_path):
     attack = (
         "\nimport os\ndef causal_mask(n):\n    print('UID', os.getuid())\n    return torch.ones(n, n, dtype=torch.bool).triu(1)\n"
     )
-    document, _ = run_in_tree(attention_zip, reference_source("attention") + attack, tmp_path)
+    document, _ = run_in_tree(installed_tree, reference_source("attention") + attack, tmp_path)
     assert "UID 0" not in feedback_text(document)
     assert "UID" in feedback_text(document)
 

@@ -72,27 +72,21 @@ def test_student_zip_has_no_hidden_tests_or_solutions(assignment_name, tmp_path)
 
 
 def test_release_cli_writes_dist_and_leaves_the_readme_table_alone(tmp_path):
-    """`python -m autograder release <a> --out D`: self-checked zips in D/<a>/ (the self-check end to
-    end: catalogue, do-nothing, notebook, another seed, the simulated Gradescope tree); a partial
-    release does not rewrite the README's mutation table (that needs every assignment)."""
+    """`python -m autograder release <a> --out D`: the zips in D/<a>/ and the course page; a partial
+    release does not rewrite the README's mutation table (that needs every assignment).
+
+    `--no-check` here: the self-check itself (every assignment's catalogue graded for real, the
+    notebook, another seed, the simulated Gradescope run) is what `make release` runs, and CI runs
+    it on a fresh clone before `make test`; its refusals are tested on crafted gradings in
+    test_selfcheck.py."""
     readme = (KIT / "README.md").read_text()
-    proc = run_cli("release", "embeddings", "--out", str(tmp_path / "dist"))
+    proc = run_cli("release", "embeddings", "--no-check", "--out", str(tmp_path / "dist"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "[embeddings] wrote" in proc.stdout
     assert "cross-assignment check: no student.zip of embeddings answers another assignment" in proc.stdout
     assert "`embeddings`" in (tmp_path / "dist" / "course.md").read_text()
     written = sorted(p.name for p in (tmp_path / "dist" / "embeddings").iterdir())
-    assert {"student.zip", "autograder.zip", "selfcheck.txt"} <= set(written)
-    checked = (tmp_path / "dist" / "embeddings" / "selfcheck.txt").read_text()
-    for claim in (
-        "[ok] every hidden test catches at least one catalogued mistake",
-        "[ok] a submission that computes nothing (do_nothing.py) earns no point",
-        "[ok] the lab notebook runs with the reference",
-        "[ok] the lab notebook runs with the untouched stub",
-        "[ok] the reference passes every test under seed 1 too",
-        "[ok] autograder.zip grades the reference 100 in a simulated Gradescope tree",
-    ):
-        assert claim in checked, checked
+    assert {"student.zip", "autograder.zip"} <= set(written)
     assert (KIT / "README.md").read_text() == readme
 
     bad = run_cli("release", "no_such_assignment", "--out", str(tmp_path / "dist"))
