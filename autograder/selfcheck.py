@@ -1,15 +1,20 @@
 """The release self-check: prove the grading before shipping it.
 
 Refuses the release (and says why) when the reference scores under 100, the
-untouched stub over 0 (or breaks the grader), a correct variant loses a point,
-a catalogued mistake loses nothing or escapes one of its declared tests, a
+untouched stub over 0 (or breaks the grader, or does not say what is unfinished),
+the do-nothing submission (``do_nothing.py``) earns a point, the points do not add
+up to exactly 100, a correct variant or corpus entry loses a point, a catalogued
+mistake loses nothing, escapes one of its declared tests or is not named, a
 hidden test catches no mistake (unless ``[uncaught]`` says why), the public
-tests fail on the reference in the unzipped student folder, solution code or
-hidden tests leak into student.zip, or the autograder.zip does not grade the
-reference to 100 in a simulated Gradescope tree.
+tests or the lab notebook fail on the reference in the unzipped student folder
+(or the notebook crashes on the stub), the reference fails a test under another
+seed, solution code or hidden tests leak into student.zip, or the autograder.zip
+does not grade the reference to 100 in a simulated Gradescope tree.
 
-Gradings are cached by the hash of everything they depend on, so an unchanged
-assignment re-checks in seconds.
+Gradings and the slow proofs (notebook, other seed) are cached by the hash of
+everything they depend on, so an unchanged assignment re-checks in seconds.
+This is each assignment's proof: ``make release`` runs it, and CI runs
+``make release`` on a fresh clone before ``make test``.
 """
 
 from __future__ import annotations
@@ -261,7 +266,11 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
         report.check(
             diagnosed,
             f"mistake {entry.name} is named in the feedback"
-            + ("" if diagnosed else " (it is not: give its tests a `call=` the diagnoser can replay, see assignments/README.md)"),
+            + (
+                ""
+                if diagnosed
+                else " (it is not: check a value a top-level call returned, or give the test a `call=` the diagnoser can replay; see assignments/README.md)"
+            ),
         )
         report.table.append(
             (entry.name, ", ".join(sorted(k.split("::")[1] for k in lost)), total_lost, "yes" if diagnosed else "no")
