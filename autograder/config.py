@@ -19,6 +19,10 @@ KIT_ROOT = Path(__file__).resolve().parent.parent
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 
+# The worker's unprivileged account (concurrent graders use kit-student-1, -2, ...); setup.sh creates it.
+STUDENT_USER = "kit-student"
+
+
 class ConfigError(Exception):
     """An assignment's sources are inconsistent; the message says how to fix them."""
 
@@ -38,6 +42,8 @@ class Assignment:
     run_timeout: float = 420.0
     # what a student sees at once of hidden tests' losses: off, points, categories (default) or causes
     hidden_summary: str = "categories"
+    # [uncaught]: hidden tests no catalogued mistake needs to fail -> why (read by the self-check)
+    uncaught: dict[str, str] = field(default_factory=dict)
 
     @property
     def submit_file(self) -> str:
@@ -100,6 +106,10 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
     hidden_summary = str(data.get("feedback", {}).get("hidden_summary", "categories"))
     if hidden_summary not in ("off", "points", "categories", "causes"):
         raise ConfigError(f"{path}: [feedback] hidden_summary must be off, points, categories or causes, not {hidden_summary!r}")
+    uncaught = {str(k): str(v) for k, v in data.get("uncaught", {}).items()}
+    for key in uncaught:
+        if key not in points:
+            raise ConfigError(f"{path}: [uncaught] names {key}, which is not a test in [points]")
     solution = kit_root / "solutions" / name / f"{module}.py"
     return Assignment(
         name=name,
@@ -114,4 +124,5 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         test_timeout=float(data.get("test_timeout", 20)),
         run_timeout=float(data.get("run_timeout", 420)),
         hidden_summary=hidden_summary,
+        uncaught=uncaught,
     )

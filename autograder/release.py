@@ -21,9 +21,8 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from .config import KIT_ROOT, Assignment, ConfigError, list_assignments, load_assignment
+from .config import KIT_ROOT, STUDENT_USER, Assignment, ConfigError, list_assignments, load_assignment
 from .markers import MarkerError, make_stub
-from .sandbox import STUDENT_USER
 
 TEMPLATES = Path(__file__).parent / "templates"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-STUDENT_USER = "kit-student"
+from ..config import STUDENT_USER
 
 # Folders of a kit checkout that hold answers or grading secrets (relative to the kit root).
 SECRET_FOLDERS = ("solutions", "assignments", "dist", "build", ".cache", ".bench", "tests")

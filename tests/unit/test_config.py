@@ -31,3 +31,13 @@ def test_a_visibility_gradescope_does_not_know_is_refused(tmp_path):
     toml.write_text(toml.read_text() + '\n[visibility]\n"hidden/test_softmax.py::test_large_inputs" = "soon"\n')
     with pytest.raises(ConfigError, match="not one of"):
         load_assignment("attention", root)
+
+
+def test_uncaught_must_name_a_test_in_points(tmp_path):
+    """[uncaught] is read with the rest of assignment.toml; a key that is no test is refused, with the key."""
+    kit = tmp_path / "kit"
+    shutil.copytree(KIT_ROOT / "assignments" / "embeddings", kit / "assignments" / "embeddings")
+    toml = kit / "assignments" / "embeddings" / "assignment.toml"
+    toml.write_text(toml.read_text() + '\n[uncaught]\n"hidden/test_nope.py::test_nope" = "why"\n')
+    with pytest.raises(ConfigError, match=r"\[uncaught\] names hidden/test_nope.py::test_nope"):
+        load_assignment("embeddings", kit)
