@@ -80,3 +80,30 @@ def test_attention_calling_torch_softmax_is_not_told_its_softmax_does(tmp_path):
 def test_the_keep_mask_convention_is_named(tmp_path):
     named, _ = _named(tmp_path, "attention", "causal_returns_keep_mask")
     assert "causal_returns_keep_mask" in named and "causal_blocks_diagonal" not in named, named
+
+
+def test_an_assignment_without_a_catalogue_still_grades(tmp_path):
+    """Diagnosis is a layer: with no mistakes/, variants/ or corpus/, a wrong submission loses the
+    same points and simply gets no mistake named."""
+    import shutil
+
+    from autograder.catalogue import submission_source
+    from autograder.grade import grade_submission
+
+    kit = tmp_path / "kit"
+    shutil.copytree(
+        KIT / "assignments" / "embeddings",
+        kit / "assignments" / "embeddings",
+        ignore=shutil.ignore_patterns("mistakes", "variants", "corpus", "__pycache__"),
+    )
+    shutil.copytree(KIT / "solutions" / "embeddings", kit / "solutions" / "embeddings")
+    bare = load_assignment("embeddings", kit)
+    full = load_assignment("embeddings", KIT)
+    mistake = next(e for e in read_catalogue(full, "mistake") if e.name == "ppmi_no_clip")
+    upload = write_submission(tmp_path / "s", "embeddings", submission_source(full, mistake))
+    without = grade_submission(bare, upload).document
+    with_catalogue = grade_submission(full, upload).document
+    assert 0 < without["score"] < 100
+    assert without["score"] == with_catalogue["score"]
+    assert not [m for t in without["tests"] for m in t["extra_data"].get("mistakes", [])]
+    assert mistake.name in {m for t in with_catalogue["tests"] for m in t["extra_data"].get("mistakes", [])}
