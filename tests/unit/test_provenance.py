@@ -1,6 +1,8 @@
 """Diagnosis as a layer: a check on a value the seam recorded needs no hand-written call=."""
 
-from autograder.checks import Feedback, call_that_produced, record_call
+import torch
+
+from autograder.checks import Feedback, as_float64, call_that_produced, record_call
 
 
 def test_a_recorded_value_carries_its_call_into_feedback():
@@ -37,3 +39,11 @@ def test_a_list_where_a_tuple_was_due_and_a_whole_tuple_are_recorded():
     words = ("bank", "river")
     record_call(words, {"fn": "nearest", "args": ("E",), "kwargs": {"n": 2}})
     assert call_that_produced(words) == {"fn": "nearest", "args": ("E",), "kwargs": {"n": 2}}
+
+
+def test_a_converted_value_keeps_the_call_and_an_unrecorded_one_gets_none():
+    got = torch.ones(2, 3, dtype=torch.float32)
+    record_call(got, {"fn": "softmax", "args": (), "kwargs": {}})
+    converted = as_float64(got)
+    assert converted.dtype == torch.float64 and call_that_produced(converted)["fn"] == "softmax"
+    assert call_that_produced(as_float64(torch.zeros(2))) is None

@@ -63,6 +63,21 @@ def _remember(value: Any, call: dict) -> None:
         del _PRODUCED_BY[next(iter(_PRODUCED_BY))]
 
 
+def derived(value: Any, result: Any) -> Any:
+    """``result``, computed from ``value`` (converted, cast), keeps the record of the student call
+    that produced ``value``: a check on ``result`` then needs no hand-written ``call=``. Only for
+    conversions that keep the values and their layout (a transpose or a sum would compare wrongly)."""
+    call = call_that_produced(value)
+    if call is not None:
+        _remember(result, call)
+    return result
+
+
+def as_float64(value: Any) -> torch.Tensor:
+    """``torch.as_tensor(value).double()``, remembered as coming from the call that produced ``value``."""
+    return derived(value, torch.as_tensor(value).double())
+
+
 def call_that_produced(value: Any) -> dict | None:
     found = _PRODUCED_BY.get(id(value))
     return found[1] if found is not None and found[0] is value else None
