@@ -33,10 +33,10 @@ venv: $(STAMP) ## create .venv with the pinned dependencies
 stubs: $(STAMP) ## regenerate student_template/ from solutions/
 	$(PY) -m autograder stubs
 
-release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and self-check them
+release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and prove each assignment (the self-check)
 	$(PY) -m autograder release
 
-test: $(STAMP) ## run the kit's own tests
+test: $(STAMP) ## the kit's own tests, unit and end to end (under 4 min; CI also runs make release)
 	$(PY) -m pytest tests -q -n 2 --dist load --durations=15
 
 flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every suite (about 10 min; before changing tests)
