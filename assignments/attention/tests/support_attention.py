@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from autograder.checks import expect_close, expect_follows_scores
+from autograder.checks import as_float64, expect_close, expect_follows_scores
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -79,14 +79,14 @@ def value_range(v: torch.Tensor, n_q: int) -> tuple[torch.Tensor, torch.Tensor]:
     return lo.expand(shape), hi.expand(shape)
 
 
-def expect_attends(q, k, v, mask, out, weights, where: str, call=None) -> None:
+def expect_attends(q, k, v, mask, out, weights, where: str) -> None:
     """Properties a do-nothing answer fails: the weights follow the scores q·k (a larger score, a larger
     weight) and the output is the weights' average of v (out = weights @ v, with the student's own weights)."""
     scores = q.double() @ k.double().transpose(-2, -1)                         # (..., n_q, n_k), order only
-    w = torch.as_tensor(weights).double()
+    w = as_float64(weights)
     blocked = None if mask is None else torch.as_tensor(mask).expand(scores.shape)
     expect_follows_scores(scores.expand(w.shape) if w.dim() >= scores.dim() else scores, w,
-                          f"the attention weights for {where}", blocked=blocked, call=call)
+                          f"the attention weights for {where}", blocked=blocked)
     mixed = w @ v.double()                                                      # (..., n_q, d_v)
     # float32: weights within ~1e-6 and |v| up to a few units, summed over at most 12 keys
     tol = 1e-12 if q.dtype == torch.float64 else 1e-4 * (1 + float(v.abs().max()))

@@ -13,15 +13,10 @@ from support_attention import (
     value_range,
 )
 
-from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
+from autograder.checks import as_float64, expect_close, expect_dtype, expect_shape, expect_true
 from autograder.worker import ops
 
 SDPA = "scaled_dot_product_attention"
-
-
-def _call(q, k, v, mask=None, output=0):
-    kwargs = {} if mask is None else {"mask": mask}
-    return {"fn": SDPA, "args": (q, k, v), "kwargs": kwargs, "output": output}
 
 
 def _shapes(q, k, v, mask=None):
@@ -89,7 +84,7 @@ def test_properties(student, gen, masked):
     where = _shapes(q, k, v, mask)
     out, w = student.scaled_dot_product_attention(q, k, v, mask=mask) if masked else \
         student.scaled_dot_product_attention(q, k, v)
-    w = torch.as_tensor(w).double()
+    w = as_float64(w)
     out = torch.as_tensor(out).double()
     expect_shape(w, (*q.shape[:-1], k.shape[-2]), f"the attention weights for {where}")
     expect_shape(out, (*q.shape[:-1], v.shape[-1]), f"the attention output for {where}")
@@ -114,7 +109,7 @@ def test_properties(student, gen, masked):
         "rows. Each output row is a weighted average of the rows of v (weights >= 0 summing to 1), so every "
         "feature must lie between the smallest and largest value of that feature.",
     )
-    expect_attends(q, k, v, mask, out, w, where, call=_call(q, k, v, mask, output=1))
+    expect_attends(q, k, v, mask, out, w, where)
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
@@ -124,7 +119,7 @@ def test_blocked_weights_zero(student, gen, dtype):
     mask = random_mask(gen, (q.shape[0], q.shape[-2], k.shape[-2]), p=0.5)
     where = _shapes(q, k, v, mask)
     _, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
-    w = torch.as_tensor(w).double()
+    w = as_float64(w)
     expect_shape(w, tuple(mask.shape), f"the attention weights for {where}")
     leaked = w.masked_fill(~mask, 0.0)
     expect_true(
@@ -132,7 +127,7 @@ def test_blocked_weights_zero(student, gen, dtype):
         f"the attention weights for {where}: {int((leaked != 0).sum())} of the {int(mask.sum())} blocked "
         f"positions got a non-zero weight (largest {float(leaked.abs().nan_to_num(1.0).max()):.3g}). True in the "
         "mask means blocked: fill those scores with -inf before the softmax, so their weight is exactly 0.",
-        call=_call(q, k, v, mask, output=1), got=w,
+        got=w,
     )
 
 
@@ -150,7 +145,7 @@ def test_fully_blocked_rows(student, reference, gen, dtype):
     q, k, v, mask = _fully_blocked_inputs(gen, DTYPES[dtype])
     where = _shapes(q, k, v, mask)
     out, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
-    out, w = torch.as_tensor(out).double(), torch.as_tensor(w).double()
+    out, w = torch.as_tensor(out).double(), as_float64(w)
     expect_shape(w, tuple(mask.shape), f"the attention weights for {where}")
     rows = {(0, 1): "query 1 of batch 0", (1, -1): "the last query of batch 1"}
     for (b, i), name in rows.items():
@@ -159,14 +154,14 @@ def test_fully_blocked_rows(student, reference, gen, dtype):
             f"{where}: every key of {name} is blocked, and your weights/output for it contain NaN. With all "
             "scores -inf, max = -inf and x - max = NaN: use 0 as the max of such a row and divide by 1 "
             "instead of a zero sum, so the row's weights are all 0.",
-            call=_call(q, k, v, mask, output=1), got=w,
+            got=w,
         )
         expect_true(
             bool((w[b, i] == 0).all()) and bool((out[b, i] == 0).all()),
             f"{where}: every key of {name} is blocked, so its weights and its output row must be all 0; got "
             f"weights {w[b, i].tolist()[:6]}. A large negative fill value such as -1e9 gives equal weights "
             "over the blocked keys instead: fill with -inf and make the softmax return 0 for an all -inf row.",
-            call=_call(q, k, v, mask, output=1), got=w,
+            got=w,
         )
     _compare(student, reference, q, k, v, mask)
 
@@ -228,4 +223,4 @@ def test_output_dtype(student, gen, dtype):
     where = _shapes(q, k, v)
     expect_dtype(out, q.dtype, f"the attention output for {where}")
     expect_dtype(w, q.dtype, f"the attention weights for {where}")
-    expect_attends(q, k, v, None, out, w, where, call=_call(q, k, v, output=1))  # the dtype of a real result
+    expect_attends(q, k, v, None, out, w, where)  # the dtype of a real result

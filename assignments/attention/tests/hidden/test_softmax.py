@@ -4,7 +4,7 @@ import pytest
 import torch
 from support_attention import DTYPES, randn, uniform
 
-from autograder.checks import expect_close, expect_dtype, expect_follows_scores, expect_shape, expect_true
+from autograder.checks import as_float64, expect_close, expect_dtype, expect_follows_scores, expect_shape, expect_true
 from autograder.worker import ops
 
 SHAPES = {"(4, 7)": (4, 7), "(2, 3, 5)": (2, 3, 5), "(2, 3, 4, 6)": (2, 3, 4, 6)}
@@ -86,20 +86,20 @@ def test_large_inputs(student, gen, dtype, case):
     low, high = {"mixed signs": (-1e4, 1e4), "all large negative": (-1e4, -9e3), "all large positive": (9e3, 1e4)}[case]
     x = uniform(gen, (6, 11), low, high, dt)
     what = f"softmax(x) for x of shape (6, 11), {dtype}, entries between {low:g} and {high:g}"
-    got = torch.as_tensor(student.softmax(x)).double()
+    got = as_float64(student.softmax(x))
     bad = ~torch.isfinite(got)
     expect_true(
         not bool(bad.any()),
         f"{what}: {int(bad.sum())} entries are NaN or inf. exp(1e4) overflows (and exp(-1e4) underflows to 0, "
         "making 0/0): subtract each slice's max before exponentiating (softmax is unchanged by a shift).",
-        call={"fn": "softmax", "args": (x,), "kwargs": {}}, got=got,
+        got=got,
     )
     want = torch.softmax(x.double(), dim=-1)
     # the contract's 1e-3 for inputs up to 1e4 in either dtype: float32 spacing near 1e4 is
     # about 1e-3, so exp(x - logsumexp(x)) loses up to 5e-4 and is as good as subtracting the
     # max. The failure this test is about (overflow) gives NaN or inf, far outside any tolerance.
     tol = 1e-3
-    expect_close(got, want, what, atol=tol, call={"fn": "softmax", "args": (x,), "kwargs": {}})
+    expect_close(got, want, what, atol=tol)
     sums = got.sum(-1)
     expect_close(sums, torch.ones_like(sums), what + ": the row sums", atol=tol)
 
@@ -110,16 +110,16 @@ def test_neg_inf_entries(student, reference, gen):
     blocked = torch.rand((5, 8), generator=gen) < 0.4
     blocked[:, 0] = False  # every row keeps a finite entry
     x = x.masked_fill(blocked, float("-inf"))
-    got = torch.as_tensor(student.softmax(x)).double()
+    got = as_float64(student.softmax(x))
     what = "softmax(x) for x of shape (5, 8), float64, with -inf entries"
     leaked = got.masked_fill(~blocked, 0.0)
     expect_true(
         bool((leaked == 0).all()),
         f"{what}: {int((leaked != 0).sum())} of the {int(blocked.sum())} -inf entries got a non-zero weight "
         "(or NaN); exp(-inf) is exactly 0.",
-        call={"fn": "softmax", "args": (x,), "kwargs": {}}, got=got,
+        got=got,
     )
-    expect_close(got, reference.softmax(x), what, atol=1e-12, call={"fn": "softmax", "args": (x,), "kwargs": {}})
+    expect_close(got, reference.softmax(x), what, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
@@ -130,13 +130,12 @@ def test_all_neg_inf_slice(student, gen, dtype):
     x[1] = float("-inf")
     x[3, ::2] = float("-inf")
     what = f"softmax(x) for x of shape (4, 6), {dtype}, row 1 all -inf"
-    got = torch.as_tensor(student.softmax(x)).double()
+    got = as_float64(student.softmax(x))
     want = torch.softmax(x.double(), dim=-1).nan_to_num(0.0)  # torch gives NaN for row 1; the contract wants 0
     expect_close(
         got, want, what, atol=1e-12 if dt == torch.float64 else 1e-6,
         hint="A row with nothing to attend to must give zeros: with max = -inf, x - max is -inf - (-inf) = NaN. "
         "Replace a -inf max by 0 (and a zero sum by 1) before dividing.",
-        call={"fn": "softmax", "args": (x,), "kwargs": {}},
     )
 
 
