@@ -1,0 +1,52 @@
+"""The release's slow proofs (the lab notebook, another seed) refuse what they must, and only a
+passed proof is remembered (crafted notebooks and runs; no kernel, no grading)."""
+
+import subprocess
+
+import nbformat
+
+from autograder import selfcheck
+from autograder.config import KIT_ROOT, load_assignment
+from autograder.notebooks import notebook_problem
+
+
+def _notebook(check_output: str, plot: bool = True) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    check = nbformat.v4.new_code_cell('grader.check("softmax")')
+    check.outputs = [nbformat.v4.new_output("stream", text=check_output)]
+    plot_cell = nbformat.v4.new_code_cell("plt.plot([1, 2])")
+    if plot:
+        plot_cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": "iVBOR", "text/plain": "<Figure>"})]
+    nb.cells = [check, plot_cell]
+    return nb
+
+
+def test_the_reference_notebook_must_pass_every_check_and_draw():
+    assert notebook_problem(_notebook("softmax results: All test cases passed!"), solution=True) == ""
+    assert "fails" in notebook_problem(_notebook("softmax results: 1 of 2 failed"), solution=True)
+    assert "no plot" in notebook_problem(_notebook("All test cases passed!", plot=False), solution=True)
+
+
+def test_the_stub_notebook_must_say_what_is_unfinished():
+    assert notebook_problem(_notebook("softmax: not implemented yet"), solution=False) == ""
+    assert "unfinished" in notebook_problem(_notebook("softmax results: 1 of 2 failed"), solution=False)
+
+
+def test_a_failed_seed_is_reported_and_not_remembered(monkeypatch, tmp_path):
+    assignment = load_assignment("embeddings", KIT_ROOT)
+    proven = selfcheck._Proven(tmp_path, assignment)
+    failed = subprocess.CompletedProcess([], 1, "seed 1: ppmi: values differ\n", "")
+    monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: failed)
+    report = selfcheck.Report("embeddings")
+    selfcheck._check_other_seed(assignment, report, proven)
+    assert not report.ok and "seed 1" in report.problems[0] and "seed1" not in proven
+
+    passed = subprocess.CompletedProcess([], 0, "", "")
+    monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: passed)
+    report = selfcheck.Report("embeddings")
+    selfcheck._check_other_seed(assignment, report, proven)
+    assert report.ok and "seed1" in proven
+    monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: failed)  # remembered: not run again
+    report = selfcheck.Report("embeddings")
+    selfcheck._check_other_seed(assignment, report, proven)
+    assert report.ok and "(cached)" in report.lines[0]
