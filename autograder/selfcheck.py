@@ -67,13 +67,15 @@ def grade_sources(
     jobs_n: int = 0,
     only: dict[str, list[str]] | None = None,
     cache: Path = DEFAULT_CACHE,
+    fingerprint: str | None = None,
 ) -> dict[str, dict]:
     """Grade each ``{label: source}`` through the real CLI (isolated worker), in parallel, cached.
 
-    ``only[label]`` restricts that source's grading to the listed tests.
+    ``only[label]`` restricts that source's grading to the listed tests; ``fingerprint`` is
+    ``_fingerprint(assignment)`` when the caller has it already.
     """
     cache.mkdir(parents=True, exist_ok=True)
-    base = _fingerprint(assignment)
+    base = fingerprint or _fingerprint(assignment)
     only = only or {}
     results: dict[str, dict] = {}
     todo: list[tuple[str, str, Path]] = []
@@ -187,9 +189,10 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     # The zips are checked while the catalogue is graded; the reference's grading is the one the
     # autograder.zip does in the simulated Gradescope tree (one grading proves both).
     zip_report = Report(assignment.name)
+    fingerprint = _fingerprint(assignment)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, cache)
-        graded = grade_sources(assignment, sources, only=only, cache=cache)
+        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, _Proven(cache, assignment, fingerprint))
+        graded = grade_sources(assignment, sources, only=only, cache=cache, fingerprint=fingerprint)
         graded["reference"] = zip_checks.result()
     report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
 
@@ -287,10 +290,9 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     return report
 
 
-def _check_zips(assignment: Assignment, staged: Path, report: Report, cache: Path = DEFAULT_CACHE) -> dict:
+def _check_zips(assignment: Assignment, staged: Path, report: Report, proven: _Proven) -> dict:
     """The student.zip and autograder.zip checks and the reference under another seed; returns the
     reference's results from the autograder.zip (graded in a simulated Gradescope tree)."""
-    proven = _Proven(cache, assignment)
     _check_student_zip(assignment, staged / "student.zip", report, proven)
     _check_other_seed(assignment, report, proven)
     return _check_gradescope_zip(assignment, staged / "autograder.zip", report)
@@ -300,9 +302,9 @@ class _Proven:
     """Slow proofs that passed for exactly these sources, interpreter and packages (one file each,
     keyed like the gradings); a failed proof is never recorded, so it runs again next time."""
 
-    def __init__(self, cache: Path, assignment: Assignment) -> None:
+    def __init__(self, cache: Path, assignment: Assignment, fingerprint: str) -> None:
         self.folder = cache
-        self.prefix = f"{assignment.name}-{_fingerprint(assignment)[:24]}"
+        self.prefix = f"{assignment.name}-{fingerprint[:24]}"
 
     def __contains__(self, what: str) -> bool:
         return (self.folder / f"{self.prefix}-{what}.ok").is_file()

@@ -61,27 +61,38 @@ def stub_source(assignment: str) -> str:
     return make_stub(reference_source(assignment))
 
 
+def once_per_run(tmp_path_factory, worker_id: str, name: str, make) -> Path:
+    """The folder ``name``, filled by ``make(folder)`` once per test run and shared by the xdist
+    workers: the first to get here makes it, the others wait on a lock and reuse it (the
+    once-per-run pattern of the xdist docs). A ``make`` that failed is tried again from scratch."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent  # this run's folder, common to its workers
+    folder = shared / name
+    with FileLock(str(shared / f"{name}.lock")):
+        if not (shared / f"{name}.done").is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            (shared / f"{name}.done").touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def installed_tree(tmp_path_factory, worker_id) -> Path:
     """An /autograder tree (attention) after setup.sh, copied for each grading in a simulated tree:
-    setup.sh runs once per test run
-    (it only creates the student user and checks the imports, the same for every submission):
-    under xdist the first worker to get here installs it and the others wait for it (the
-    once-per-run pattern of the xdist docs); it lives in pytest's own temporary folder."""
-    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
-    root = shared / "installed-attention" / "autograder"
-    with FileLock(str(shared / "installed-attention.lock")):
-        if not (root.parent / "done").is_file():
-            shutil.rmtree(root.parent, ignore_errors=True)
-            root.parent.mkdir()
-            path = root.parent / "autograder.zip"
-            path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
-            gradescope_sim.lay_out(path, {}, root)
-            env = gradescope_sim.environment(root)
-            setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
-            assert setup.returncode == 0, setup.stderr[-2000:]
-            (root.parent / "done").touch()
-    return root
+    setup.sh runs once per test run (it only creates the student user and checks the imports, the
+    same for every submission)."""
+
+    def install(folder: Path) -> None:
+        path = folder / "autograder.zip"
+        path.write_bytes(make_zip(autograder_files(load_assignment("attention", KIT))))
+        root = folder / "autograder"
+        gradescope_sim.lay_out(path, {}, root)
+        env = gradescope_sim.environment(root)
+        setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root / "source", env=env, capture_output=True)
+        assert setup.returncode == 0, setup.stderr[-2000:]
+
+    return once_per_run(tmp_path_factory, worker_id, "installed-attention", install) / "autograder"
 
 
 def install_copy(installed_tree: Path, root: Path, submission: dict[str, bytes]) -> Path:

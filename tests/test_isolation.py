@@ -16,8 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import KIT, install_copy, reference_source, stub_source, validate_results
-from filelock import FileLock
+from conftest import KIT, install_copy, once_per_run, reference_source, stub_source, validate_results
 
 from autograder import gradescope_sim
 from autograder.sandbox import running_as_root
@@ -71,25 +70,13 @@ def attack(name: str, source: str) -> str:
 
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory, worker_id) -> dict[str, dict]:
-    """Grade every registered attack in one `grade-many` run (real isolated workers, one process).
-
-    Under xdist the first worker to get here grades the batch and the others read its results
-    (the pattern the xdist docs give for a once-per-run fixture; `xdist_group` does not group
-    tests with pytest 9, whose node ids xdist 3.8 can no longer tag).
-    """
-    if worker_id == "master":
-        return _grade_attacks(tmp_path_factory.mktemp("attacks"))
-    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, common to its xdist workers
-    with FileLock(str(shared / "attacks.lock")):
-        if (shared / "attacks" / "done").is_file():
-            return _read_attacks(shared / "attacks")
-        (shared / "attacks").mkdir(exist_ok=True)
-        out = _grade_attacks(shared / "attacks")
-        (shared / "attacks" / "done").touch()
-        return out
+    """Grade every registered attack in one `grade-many` run (real isolated workers, one process),
+    once per test run (`once_per_run`: `xdist_group` does not group tests with pytest 9, whose node
+    ids xdist 3.8 can no longer tag)."""
+    return _read_attacks(once_per_run(tmp_path_factory, worker_id, "attacks", _grade_attacks))
 
 
-def _grade_attacks(tmp: Path) -> dict[str, dict]:
+def _grade_attacks(tmp: Path) -> None:
     jobs = []
     for name, source in ATTACKS.items():
         (tmp / name).mkdir()
@@ -103,9 +90,7 @@ def _grade_attacks(tmp: Path) -> dict[str, dict]:
         text=True,
         timeout=1500,
     )
-    out = _read_attacks(tmp)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return out
 
 
 def _read_attacks(tmp: Path) -> dict[str, dict]:

@@ -34,7 +34,7 @@ def test_the_stub_notebook_must_say_what_is_unfinished():
 
 def test_a_failed_seed_is_reported_and_not_remembered(monkeypatch, tmp_path):
     assignment = load_assignment("embeddings", KIT_ROOT)
-    proven = selfcheck._Proven(tmp_path, assignment)
+    proven = selfcheck._Proven(tmp_path, assignment, selfcheck._fingerprint(assignment))
     failed = subprocess.CompletedProcess([], 1, "seed 1: ppmi: values differ\n", "")
     monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: failed)
     report = selfcheck.Report("embeddings")
