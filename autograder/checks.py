@@ -213,18 +213,16 @@ def expect_close(
         return
     g64 = g.detach().to(torch.float64).reshape(g.shape or (1,))  # 0-d values compare as 1-element vectors
     w64 = w.detach().to(torch.float64).reshape(w.shape or (1,))
-    nan_g, nan_w = torch.isnan(g64), torch.isnan(w64)
-    if (nan_g & ~nan_w).any():
-        idx = tuple(int(i) for i in (nan_g & ~nan_w).nonzero()[0])
-        raise Feedback(
-            f"{what}: your result has NaN at index {idx} ({int((nan_g & ~nan_w).sum())} NaN entries in all) "
-            "where a number was expected." + _hint(hint),
-            call,
-            got,
-        )
+    # NaN fails where it arrives, on either side: nothing sorts, samples or compares a NaN (whose order
+    # and arithmetic are not the same on every CPU), and NaN never "equals" NaN. The contract never
+    # asks for NaN; an expected value computed from the student's own outputs (public tests) may be.
+    for values, whose in ((g64, "your result"), (w64, "the expected value (computed from your code's other outputs)")):
+        nan = torch.isnan(values)
+        if nan.any():
+            raise Feedback(f"{what}: {whose} has NaN in {_where(nan)}." + _hint(hint), call, got)
     both_inf = torch.isinf(g64) & torch.isinf(w64) & (torch.sign(g64) == torch.sign(w64))
-    err = (g64 - w64).abs().masked_fill(both_inf | (nan_g & nan_w), 0.0)
-    err = torch.nan_to_num(err, nan=float("inf"))
+    err = (g64 - w64).abs().masked_fill(both_inf, 0.0)
+    err = torch.nan_to_num(err, nan=float("inf"))  # inf - inf of one sign is 0 above
     allowed = atol + rtol * w64.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
     bad = err > allowed
     if bad.any():
@@ -296,6 +294,29 @@ def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any 
             call = getattr(exc, "call", None)  # the seam attaches one to a failing top-level call
         raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
     raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
+
+
+def _where(mask: torch.Tensor) -> str:
+    """ "row 3 (5 of 40 entries)" for a boolean mask over a result: where the first marked entry is."""
+    first = tuple(int(i) for i in mask.nonzero()[0])
+    place = f"row {first[0]}" if len(first) == 2 else (f"index {first[0]}" if len(first) == 1 else f"index {first}")
+    return place + f" ({int(mask.sum())} of {mask.numel()} entries)"
+
+
+def nonfinite(value: Any) -> str:
+    """"" when ``value`` (a tensor, array or number) is finite everywhere, else where it is not:
+    "NaN in row 3 (2 of 40 entries)"."""
+    try:
+        t = torch.as_tensor(np.asarray(value) if not isinstance(value, torch.Tensor) else value)
+    except (TypeError, ValueError, RuntimeError):
+        return ""
+    if not (t.is_floating_point() or t.is_complex()):
+        return ""
+    t = t.detach().reshape(t.shape or (1,))
+    for mask, name in ((torch.isnan(t), "NaN"), (torch.isinf(t), "an infinite value")):
+        if mask.any():
+            return f"{name} in {_where(mask)}"
+    return ""
 
 
 def _hint(hint: str) -> str:
