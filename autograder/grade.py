@@ -23,6 +23,7 @@ import pytest
 from .banned import scan_source
 from .config import Assignment
 from .results import failure_document, results_document, write_results
+from . import numerics
 from .sandbox import isolation_summary
 from .scoring import ScoringPlugin
 from .seam import RemoteStudent
@@ -121,6 +122,7 @@ def grade_submission(
         messages = [note] if note else []
         load_error = student.load()
         log.info(isolation_summary(student.worker.user if student.worker is not None else None))
+        log.info(numerics.describe())
         # (the import error goes into the score line itself below: the first thing the student reads)
         from .diagnosis import Diagnoser  # imported here: it loads the mistake catalogue lazily
 
