@@ -15,12 +15,39 @@ import ctypes
 import os
 import shutil
 import signal
+import stat
 import time
 from pathlib import Path
 
 import psutil
 
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+# Where any user may create files (the usual ones of a Linux machine or container); those that
+# exist here and are world-writable are what :func:`world_writable_folders` returns.
+WORLD_WRITABLE = (
+    "/tmp",
+    "/var/tmp",
+    "/dev/shm",
+    "/run/lock",
+    "/var/lock",
+    "/run/shm",
+    "/dev/mqueue",
+    "/var/crash",
+    "/var/metrics",
+)
+
+
+def world_writable_folders() -> list[str]:
+    """The folders of :data:`WORLD_WRITABLE` that exist and any user may write (real paths, once each)."""
+    found: list[str] = []
+    for folder in WORLD_WRITABLE:
+        real = os.path.realpath(folder)
+        try:
+            info = os.stat(real)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002 and real not in found:
+            found.append(real)
+    return found
 
 
 def become_subreaper() -> None:
@@ -106,21 +133,30 @@ def kill_tree(procs: list[psutil.Process], timeout: float = 10.0, find_more=None
     return False
 
 
-def remove_user_files(uid: int) -> int:
+def remove_user_files(uid: int, max_entries: int = 100_000) -> int:
     """Delete what ``uid`` left in the world-writable folders (root only). Returns entries removed.
 
     The sticky bit on those folders means a student can only create entries at their top
-    level or inside folders of their own, so the top level is all that needs looking at.
+    level, inside folders of their own, or inside another world-writable folder beneath
+    (``/tmp/.X11-unix``): entries of ``uid`` are removed whole, and world-writable folders of
+    other owners are looked into (never through a link).
     """
     removed = 0
-    for folder in WORLD_WRITABLE:
+    pending = list(world_writable_folders())
+    seen = 0
+    while pending and seen < max_entries:
+        folder = pending.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
             continue
         for entry in entries:
+            seen += 1
             try:
-                if entry.stat(follow_symlinks=False).st_uid != uid:
+                info = entry.stat(follow_symlinks=False)
+                if info.st_uid != uid:
+                    if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002:
+                        pending.append(entry.path)
                     continue
                 path = Path(entry.path)
                 if entry.is_dir(follow_symlinks=False):
@@ -131,3 +167,101 @@ def remove_user_files(uid: int) -> int:
             except OSError:
                 continue
     return removed
+
+
+# -- System V IPC and shared memory held by a user ---------------------------------------------
+
+_IPC_RMID = 0
+
+
+def _sysvipc(kind: str) -> list[dict[str, str]]:
+    """The rows of /proc/sysvipc/<kind> (shm, sem, msg) of this IPC namespace."""
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    if not lines:
+        return []
+    header = lines[0].split()
+    return [dict(zip(header, line.split())) for line in lines[1:]]
+
+
+def _owned_by(row: dict[str, str], uid: int) -> bool:
+    return str(uid) in (row.get("uid"), row.get("cuid"))
+
+
+def user_sysv_shm_bytes(uid: int) -> int:
+    """Memory held by the System V shared-memory segments ``uid`` created or owns (resident and swapped)."""
+    total = 0
+    for row in _sysvipc("shm"):
+        if _owned_by(row, uid):
+            try:
+                total += int(row.get("rss", row.get("size", 0))) + int(row.get("swap", 0))
+            except ValueError:
+                continue
+    return total
+
+
+def remove_user_ipc(uid: int) -> int:
+    """Remove the System V segments, semaphore sets and message queues of ``uid`` (root only)."""
+    if uid == 0:
+        raise ValueError("refusing to remove root's IPC objects")
+    libc = ctypes.CDLL(None, use_errno=True)
+    removed = 0
+    for kind, remove in (
+        ("shm", lambda i: libc.shmctl(i, _IPC_RMID, None)),
+        ("sem", lambda i: libc.semctl(i, 0, _IPC_RMID)),
+        ("msg", lambda i: libc.msgctl(i, _IPC_RMID, None)),
+    ):
+        key = {"shm": "shmid", "sem": "semid", "msg": "msqid"}[kind]
+        for row in _sysvipc(kind):
+            if _owned_by(row, uid):
+                try:
+                    removed += remove(int(row[key])) == 0
+                except (KeyError, ValueError):
+                    continue
+    return removed
+
+
+def held_shared_memory(pids: list[int]) -> int:
+    """Bytes in the memfds the processes hold open, each counted once. What a process maps is in
+    its RSS already (``RssShmem``); a memfd that is only written to, not mapped, is in no RSS.
+    (Files in /dev/shm and other memory-backed folders are counted by the space they take there.)"""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for pid in pids:
+        base = f"/proc/{pid}/fd"
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                if not os.readlink(f"{base}/{name}").startswith("/memfd:"):
+                    continue
+                info = os.stat(f"{base}/{name}")
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) not in seen:
+                seen.add((info.st_dev, info.st_ino))
+                total += info.st_blocks * 512
+    return total
+
+
+def memory_filesystems(folders: list[str]) -> list[str]:
+    """Those of ``folders`` whose files live in memory (tmpfs): what is written there is memory held."""
+    mounts: list[tuple[str, str]] = []
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                mounts.append((left.split()[4], right.split()[0]))
+    except (OSError, IndexError):
+        return []
+    found = []
+    for folder in folders:
+        under = [(point, kind) for point, kind in mounts if folder == point or folder.startswith(point.rstrip("/") + "/")]
+        if under and sorted(under, key=lambda m: len(m[0]))[-1][1] in ("tmpfs", "ramfs"):  # the last mounted wins
+            found.append(folder)
+    return found

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import psutil
 
+from ..worker.server import CLONE_NEWIPC, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_REC, make_all_readonly
 from . import proctree
 from .capture import OutputCapture
 from .channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
@@ -60,6 +61,12 @@ class Limits:
     nice: int = 10  # the worker yields the CPU to the grader
 
 
+def masked_folders(limits: Limits) -> dict[str, int]:
+    """Each world-writable folder and the size (MB) of the private tmpfs the worker gets there."""
+    sizes = {"/tmp": limits.tmp_mb, "/var/tmp": 16, "/dev/shm": 16}
+    return {folder: sizes.get(folder, 1) for folder in proctree.world_writable_folders()}
+
+
 class WorkerDied(Exception):
     """The worker exited or was killed while answering."""
 
@@ -76,20 +83,57 @@ class WorkerProtocol(Exception):
     """The worker sent what no honest worker sends (and has been killed)."""
 
 
+NO_NAMESPACES_ENV = "KIT_NO_NAMESPACES"  # set to 1: grade as where namespaces are refused (tests, or to compare)
+
+
 @lru_cache(maxsize=1)
-def namespaces_available() -> bool:
-    """Can this process give a child its own network and mount namespaces? (root, CAP_SYS_ADMIN)"""
-    if not running_as_root() or not sys.platform.startswith("linux"):
-        return False
+def isolation_features() -> frozenset[str]:
+    """What this machine allows a worker, probed once in a throwaway child (root, Linux):
+
+    ``namespaces`` (own mount and network namespaces: private /tmp, no network), and with them
+    ``readonly`` (every mount read-only), ``hide_processes`` (a /proc with hidepid=2) and ``ipc``
+    (an IPC namespace). Empty without root, or with ``KIT_NO_NAMESPACES=1``."""
+    if not running_as_root() or not sys.platform.startswith("linux") or os.environ.get(NO_NAMESPACES_ENV, "") not in ("", "0"):
+        return frozenset()
+    bits = {"namespaces": 1, "readonly": 2, "hide_processes": 4, "ipc": 8}
     pid = os.fork()
     if pid == 0:
+        code = 0
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            os._exit(0 if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) == 0 else 1)
+            if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) == 0 and libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0:
+                code |= bits["namespaces"]
+                if libc.unshare(CLONE_NEWIPC) == 0:
+                    code |= bits["ipc"]
+                # a separate proc instance (Linux 5.8+): older kernels share hidepid with the host's /proc
+                if (
+                    _kernel_at_least(5, 8)
+                    and libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=2") == 0
+                ):
+                    code |= bits["hide_processes"]
+                if make_all_readonly(libc):
+                    code |= bits["readonly"]
         except BaseException:  # noqa: BLE001
-            os._exit(1)
+            pass
+        os._exit(code)
     _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 0
+    if not code & bits["namespaces"]:
+        return frozenset()
+    return frozenset(name for name, bit in bits.items() if code & bit)
+
+
+def _kernel_at_least(major: int, minor: int) -> bool:
+    try:
+        found = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return found >= (major, minor)
+
+
+def namespaces_available() -> bool:
+    """Can this process give a child its own network and mount namespaces? (root, CAP_SYS_ADMIN)"""
+    return "namespaces" in isolation_features()
 
 
 def isolation_summary(user: pwd.struct_passwd | None = None) -> str:
@@ -100,20 +144,33 @@ def isolation_summary(user: pwd.struct_passwd | None = None) -> str:
             "own user, with network access and the shared /tmp; grade as root for full isolation"
         )
     name = user.pw_name if user else "the student user"
-    if namespaces_available():
-        return f"isolation: worker as {name}, no network, private /tmp, secrets 0700, lower CPU priority"
+    features = isolation_features()
+    if "namespaces" in features:
+        extra = "".join(
+            text
+            for key, text in (
+                ("readonly", ", read-only disks"),
+                ("hide_processes", ", other processes hidden"),
+                ("ipc", ", private IPC"),
+            )
+            if key in features
+        )
+        return f"isolation: worker as {name}, no network, private /tmp{extra}, secrets 0700, lower CPU priority"
+    forced = " (KIT_NO_NAMESPACES)" if os.environ.get(NO_NAMESPACES_ENV, "") not in ("", "0") else ""
     return (
-        f"isolation: worker as {name}, secrets 0700, lower CPU priority; namespaces not allowed here, "
-        "so the worker has network access and the shared /tmp (its files there are removed afterwards)"
+        f"isolation: worker as {name}, secrets 0700, lower CPU priority; namespaces not allowed here{forced}, "
+        "so the worker has network access, sees other processes and the shared /tmp (its files and IPC objects "
+        "are removed afterwards, and count against its memory and disk limits)"
     )
 
 
 def _worker_env() -> dict[str, str]:
+    from ..numerics import PINNED_ENV
+
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
+        **{k: os.environ.get(k, v) for k, v in PINNED_ENV.items()},  # the grader's own (pinned) kernels
         "MALLOC_ARENA_MAX": "2",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
@@ -143,7 +200,8 @@ class Zygote:
         self.limits = limits
         self.python = python or sys.executable
         self.user = ensure_student_user()
-        self.namespaces = namespaces_available()
+        self.features = isolation_features()
+        self.namespaces = "namespaces" in self.features
         protect_secrets(KIT_ROOT)  # here, because every path that runs student code starts a zygote
         if self.user:
             make_interpreter_reachable(self.python)
@@ -188,6 +246,10 @@ class Zygote:
             "uid": self.user.pw_uid if self.user else None,
             "gid": self.user.pw_gid if self.user else None,
             "private_tmp": self.namespaces,
+            "masked": masked_folders(self.limits) if self.namespaces else {},
+            "readonly": "readonly" in self.features,
+            "hide_processes": "hide_processes" in self.features,
+            "ipc": "ipc" in self.features,
             "limits": asdict(self.limits),
         }
         try:
@@ -250,7 +312,11 @@ class Worker:
         self._staging: Path | None = None
         self._foreign: set[int] = set()  # our children that are not the worker's (zygotes, other workers)
         self._last_watch = 0.0
-        self._disk_baseline: dict[str, int] = {}
+        self._disk_baseline: dict[str, int] = {}  # free bytes per watched filesystem, where writes are not refused
+        self._memory_baseline: dict[str, int] = {}  # the same, for the world-writable folders that live in memory
+        self._private_tmpfs: list[str] = []  # the worker's own tmpfs folders (namespaces), read through /proc/<pid>/root
+        self._held = 0  # memory held outside any process's RSS (memfds, SysV segments, tmpfs files)
+        self._last_held = 0.0
         self.failure: Exception | None = None  # what the watchdog found
 
     # -- life cycle -----------------------------------------------------------
@@ -267,8 +333,18 @@ class Worker:
         self.pid, request_w, answer_r, output_r = self.zygote.spawn(self.module_name, self._staging, bool(self.helpers_file))
         self.channel = Channel(request_w, answer_r)
         self.output = OutputCapture(os.fdopen(output_r, "rb"), self.limits.output_bytes)
-        if not self.zygote.namespaces:
-            self._disk_baseline = {p: _free_bytes(p) for p in {str(self._staging), "/dev/shm"} if os.path.isdir(p)}
+        features = self.zygote.features
+        if "namespaces" in features:
+            self._private_tmpfs = list(masked_folders(self.limits))
+        if "readonly" not in features:  # the worker may write to the machine's disks: watch them
+            folders = proctree.world_writable_folders()
+            in_memory = set(proctree.memory_filesystems(folders))
+            watched = _one_per_filesystem([str(self._staging), *folders])
+            if "namespaces" in features:  # the world-writable folders are private tmpfs: the staging is left
+                watched = [str(self._staging)]
+            self._disk_baseline = {p: _free_bytes(p) for p in watched}
+            if "namespaces" not in features:
+                self._memory_baseline = {p: _free_bytes(p) for p in watched if p in in_memory}
 
     def alive(self) -> bool:
         if self.pid is None:
@@ -309,20 +385,40 @@ class Worker:
         if len(procs) > self.limits.max_processes:
             self.failure = WorkerMemory(f"started more than {self.limits.max_processes} processes")
             raise _Stop()
-        rss = 0
+        rss = 0  # resident memory, mapped shared memory included (RssShmem is part of RSS)
         for p in procs:
             try:
                 rss += p.memory_info().rss
             except psutil.Error:
                 pass
-        if rss > self.limits.rss_mb * 1024 * 1024:
+        if now - self._last_held >= 0.25:  # a few more reads: what is held outside every process's RSS
+            self._last_held = now
+            self._held = self._held_memory([p.pid for p in procs])
+        if rss + self._held > self.limits.rss_mb * 1024 * 1024:
             self.failure = WorkerMemory(f"used more than {self.limits.rss_mb} MB of memory")
-            log.info("memory limit: %s", _describe_processes(procs))
+            log.info("memory limit: %s; %d MB held in shared memory", _describe_processes(procs), self._held >> 20)
             raise _Stop()
         for path, baseline in self._disk_baseline.items():
             if baseline - _free_bytes(path) > self.limits.disk_mb * 1024 * 1024:
                 self.failure = WorkerMemory(f"wrote more than {self.limits.disk_mb} MB to disk")
                 raise _Stop()
+
+    def _held_memory(self, pids: list[int]) -> int:
+        """Shared memory the student holds that no RSS shows: memfds kept open without being mapped,
+        the student user's System V segments, and files in world-writable folders that live in
+        memory (the worker's private tmpfs with namespaces, else the machine's /dev/shm...)."""
+        held = proctree.held_shared_memory(pids)
+        if self.user is not None:
+            held += proctree.user_sysv_shm_bytes(self.user.pw_uid)
+        for folder in self._private_tmpfs:
+            try:
+                info = os.statvfs(f"/proc/{self.pid}/root{folder}")
+                held += (info.f_blocks - info.f_bfree) * info.f_frsize
+            except OSError:
+                pass
+        for path, baseline in self._memory_baseline.items():
+            held += max(0, baseline - _free_bytes(path))
+        return held
 
     def _processes(self) -> list[psutil.Process]:
         procs: dict[int, psutil.Process] = {}
@@ -354,8 +450,9 @@ class Worker:
         if self._staging is not None:
             remove_staging(self._staging)
             self._staging = None
-            if self.user is not None and not (self.zygote and self.zygote.namespaces):
+            if self.user is not None:  # both paths: a refused namespace feature must not leave anything
                 proctree.remove_user_files(self.user.pw_uid)
+                proctree.remove_user_ipc(self.user.pw_uid)
         if self._own_zygote is not None:
             self._own_zygote.close()
             self._own_zygote = None
@@ -377,6 +474,16 @@ def _describe_processes(procs: list[psutil.Process]) -> str:
 
 class _Stop(Exception):
     """Raised by the watchdog inside the channel's wait loop."""
+
+
+def _one_per_filesystem(paths: list[str]) -> list[str]:
+    chosen: dict[int, str] = {}
+    for path in paths:
+        try:
+            chosen.setdefault(os.stat(path).st_dev, path)
+        except OSError:
+            continue
+    return list(chosen.values())
 
 
 def _free_bytes(path: str) -> int:

@@ -182,14 +182,14 @@ def _close_fds_except(keep: set[int]) -> None:
 
 
 def _become_worker(spec: dict) -> None:
-    """In the forked child, before any student code: private /tmp, the student user, limits."""
+    """In the forked child, before any student code: private mounts, the student user, limits."""
     import ctypes
     import resource
 
     libc = ctypes.CDLL(None, use_errno=True)
     scratch = spec["scratch"]
     if spec.get("private_tmp"):
-        scratch = _private_tmp(libc, spec["staging"], spec["limits"]["tmp_mb"])
+        scratch = _private_mounts(libc, spec)
     uid, gid = spec.get("uid"), spec.get("gid")
     if uid is not None:
         os.setgroups([])
@@ -205,30 +205,75 @@ def _become_worker(spec: dict) -> None:
     os.environ["HOME"] = os.environ["TMPDIR"] = scratch
 
 
-def _private_tmp(libc, staging: str, tmp_mb: int) -> str:
-    """A mount namespace of its own with small, empty /tmp, /var/tmp and /dev/shm (root only).
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 16384, 1 << 18
+CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
+# System V IPC in the worker's own IPC namespace: a few small objects at most (an honest
+# submission uses none); the namespace, and everything in it, ends with the worker.
+IPC_SYSCTLS = {"shmmax": 16 << 20, "shmall": (16 << 20) // 4096, "shmmni": 16, "msgmni": 16, "msgmnb": 65536}
 
-    What the worker needs from under those folders stays at its own path, bound back over the
-    new tmpfs: the staging folder, and the interpreter's environment when it lives there (a
-    checkout in /tmp with its .venv). Returns the worker's scratch folder (the private /tmp)."""
-    ms_rec, ms_private, ms_bind, ms_nosuid, ms_nodev = 16384, 1 << 18, 4096, 2, 4
-    sizes = {"/tmp": tmp_mb, "/var/tmp": 16, "/dev/shm": 16}
-    masked = [t for t in sizes if os.path.isdir(t)]
-    wanted = [staging, sys.prefix, sys.exec_prefix, sys.base_prefix, *(p for p in sys.path if p)]
-    keep = paths_to_keep([os.path.realpath(p) for p in wanted if os.path.isdir(p)], masked)
-    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+
+def make_all_readonly(libc) -> bool:
+    """Every mount of this (private) mount namespace read-only: mount_setattr(2), Linux 5.12+."""
+    import ctypes
+
+    class MountAttr(ctypes.Structure):
+        _fields_ = [
+            ("attr_set", ctypes.c_uint64),
+            ("attr_clr", ctypes.c_uint64),
+            ("propagation", ctypes.c_uint64),
+            ("userns_fd", ctypes.c_uint64),
+        ]
+
+    attr = MountAttr(1, 0, 0, 0)  # MOUNT_ATTR_RDONLY
+    at_fdcwd, at_recursive, sys_mount_setattr = -100, 0x8000, 442  # 442 on x86-64 and arm64 alike
+    return libc.syscall(sys_mount_setattr, at_fdcwd, b"/", at_recursive, ctypes.byref(attr), ctypes.sizeof(attr)) == 0
+
+
+def _private_mounts(libc, spec: dict) -> str:
+    """A mount (and IPC) namespace of the worker's own, made while still root.
+
+    * Every existing mount becomes read-only, so student code can write nowhere on the
+      machine's disks (``readonly``; the grader watches the disk where this is refused).
+    * Each world-writable folder (/tmp, /var/tmp, /dev/shm, /run/lock...) gets a small, empty
+      tmpfs: bounded, private, and gone with the worker.
+    * A fresh /proc with ``hidepid=2`` (``hide_processes``): the worker sees its own processes
+      only, not the grader's command line or another student's worker.
+    * System V IPC in a namespace of its own, with small limits (``ipc``).
+
+    What the worker needs from under a masked folder stays at its own path, bound back over the
+    new tmpfs (read-only like everything else): the staging folder, and the interpreter's
+    environment when it lives there (a checkout in /tmp with its .venv). Returns the worker's
+    scratch folder (the private /tmp)."""
+    sizes = {path: mb for path, mb in spec["masked"].items() if os.path.isdir(path)}
+    wanted = [spec["staging"], sys.prefix, sys.exec_prefix, sys.base_prefix, *(p for p in sys.path if p)]
+    keep = paths_to_keep([os.path.realpath(p) for p in wanted if os.path.isdir(p)], list(sizes))
+    flags = CLONE_NEWNS | (CLONE_NEWIPC if spec.get("ipc") else 0)
+    if libc.unshare(flags) != 0:
         raise OSError(ctypes_errno(), "unshare(CLONE_NEWNS) failed")
-    libc.mount(b"none", b"/", None, ms_rec | ms_private, None)
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        raise OSError(ctypes_errno(), "making the mounts private failed")
     fds = {path: os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in keep}
-    for target in masked:
-        options = f"size={sizes[target]}m,mode=1777".encode()
-        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", ms_nosuid | ms_nodev, options) != 0:
+    if spec.get("readonly") and not make_all_readonly(libc):
+        raise OSError(ctypes_errno(), "making the mounts read-only failed")
+    for target, mb in sizes.items():
+        options = f"size={mb}m,mode=1777".encode()
+        if libc.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options) != 0:
             raise OSError(ctypes_errno(), f"mounting a private {target} failed")
     for path, fd in fds.items():
         os.makedirs(path, mode=0o755, exist_ok=True)
-        if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, ms_bind, None) != 0:
+        if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, MS_BIND, None) != 0:
             raise OSError(ctypes_errno(), f"binding {path} back failed")
         os.close(fd)
+    if spec.get("hide_processes"):
+        if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=2") != 0:
+            raise OSError(ctypes_errno(), "mounting a private /proc failed")
+    if spec.get("ipc"):
+        for name, value in IPC_SYSCTLS.items():
+            try:
+                with open(f"/proc/sys/kernel/{name}", "w") as f:
+                    f.write(str(value))
+            except OSError:
+                pass
     return "/tmp"
 
 
