@@ -116,14 +116,15 @@ class RemoteStudent:
             self.load_error = _import_failure(self.module_name, answer["error"])
             raise StudentCodeError(self.load_error)
         try:
-            names = wire.decode(answer["ok"])["names"]
+            loaded = wire.decode(answer["ok"])
+            names = loaded["names"] if isinstance(loaded, dict) else None
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise TypeError
-        except (TypeError, KeyError, wire.WireError, IndexError):
+                raise wire.WireError("no list of the module's names")
+        except (KeyError, wire.WireError) as exc:
             self.worker.kill()
             self.load_error = (
-                f"{self.module_name}.py could not be graded: its worker answered the grader with something no "
-                "honest worker sends (does your code write to the grader's pipes or replace its modules?)"
+                f"{self.module_name}.py could not be imported: it interfered with the grader's channel (a malformed "
+                f"answer when loading: {exc}); printing is fine, writing to the grader's pipes or replacing its modules is not"
             )
             raise StudentCodeError(self.load_error) from None
         self.names = [n[:200] for n in names[:10000]]
@@ -215,8 +216,12 @@ class RemoteStudent:
 
         try:
             return wire.decode(answer["ok"], resolve)
-        except wire.WireError as exc:
-            raise StudentCodeError(f"{label} returned something the grader cannot read: {exc}") from None
+        except wire.WireError as exc:  # the worker's own encoder never produces this: its channel was tampered with
+            self.timed_out.add(label.split("(")[0])
+            raise StudentCodeError(
+                f"{label} failed: your code interfered with the grader's channel (a malformed answer: {exc}); "
+                "printing is fine, writing to the grader's pipes is not"
+            ) from None
 
     def _static_banned_for(self, message: dict, via: RemoteObject | None) -> dict:
         """What the static scan found in the top-level function or class this call runs."""

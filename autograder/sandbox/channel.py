@@ -19,6 +19,11 @@ from typing import Callable
 
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
 MAX_ANSWER_BYTES = 48 * 1024 * 1024  # the largest honest answer (float64 weights of a 256-token batch) is a few MB
+# What one answer may hold, checked on its bytes before json.loads builds anything: each list or
+# dict costs the grader ~60-250 bytes and each value ~30-60, so a 48 MB answer of `[[],[],...]`
+# would otherwise take gigabytes. Honest answers are tensors (one base64 string each) and short lists.
+MAX_ANSWER_CONTAINERS = 100_000
+MAX_ANSWER_VALUES = 1_000_000
 MAX_DROPPED = 8  # unrequested answers tolerated before the worker is treated as hostile
 TEXT_LIMITS = {"type": 120, "message": 4000, "where_line": 300, "where_lines": 6, "banned": 20}
 
@@ -88,9 +93,11 @@ class Channel:
         return request_id
 
     # -- reading -----------------------------------------------------------------
-    def _read(self, n: int, deadline: float, watch: Callable[[], None]) -> bytes:
-        chunks = []
-        while n:
+    def _read(self, n: int, deadline: float, watch: Callable[[], None]) -> bytearray:
+        buffer = bytearray(n)  # read in place: no chunks to join (one copy of the answer, not two)
+        view = memoryview(buffer)
+        done = 0
+        while done < n:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise ChannelTimeout()
@@ -99,16 +106,16 @@ class Channel:
             if not readable:
                 continue
             try:
-                chunk = os.read(self.answer_fd, min(n, 1 << 20))
+                got = os.readv(self.answer_fd, [view[done : done + (1 << 20)]])
             except BlockingIOError:
                 continue
             except OSError:
                 raise ChannelClosed() from None
-            if not chunk:
+            if not got:
                 raise ChannelClosed()
-            chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
+            done += got
+        view.release()
+        return buffer
 
     def receive(self, request_id: int, deadline: float, watch: Callable[[], None] = lambda: None) -> dict:
         """The answer to ``request_id``, validated. Raises ChannelTimeout / ChannelClosed / ChannelViolation."""
@@ -116,16 +123,29 @@ class Channel:
             (size,) = struct.unpack("<Q", self._read(8, deadline, watch))
             if size > MAX_ANSWER_BYTES:
                 raise ChannelViolation(f"an answer of {size} bytes (the limit is {MAX_ANSWER_BYTES // 2**20} MB)")
-            body = self._read(size, deadline, watch)
-            try:
-                answer = json.loads(body)
-            except (ValueError, RecursionError):
-                raise ChannelViolation("an answer that is not valid JSON") from None
+            answer = parse_answer(self._read(size, deadline, watch))
             if isinstance(answer, dict) and answer.get("id") == request_id:
                 return validate_answer(answer)
             self.dropped += 1
             if self.dropped > MAX_DROPPED:
                 raise ChannelViolation(f"more than {MAX_DROPPED} answers nobody asked for")
+
+
+def parse_answer(body: bytes | bytearray):
+    """``json.loads`` of an answer whose structure was first counted on its bytes: more lists and
+    dicts, or more values, than any honest answer holds is refused before anything is built.
+    (Brackets and commas inside strings count too: an over-estimate, never an under-estimate.)"""
+    containers = body.count(b"[") + body.count(b"{")
+    values = containers + body.count(b",") + body.count(b":")
+    if containers > MAX_ANSWER_CONTAINERS or values > MAX_ANSWER_VALUES:
+        raise ChannelViolation(
+            f"an answer of {max(values, containers):,} values, more than the grader reads "
+            f"({MAX_ANSWER_VALUES:,} values, {MAX_ANSWER_CONTAINERS:,} lists or dicts; return a tensor, not a long list)"
+        )
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        raise ChannelViolation("an answer that is not valid JSON") from None
 
 
 def _text(value, limit: int) -> str:

@@ -96,54 +96,112 @@ def encode(value: Any, make_ref=None, _depth: int = 0) -> Any:
     raise WireError(f"a value of type {type(value).__name__} cannot be sent")
 
 
+MAX_DECODE_DEPTH = 64  # encode refuses deeper than 50
+MAX_DECODE_VALUES = 2_000_000  # values in one message; a long list should be a tensor
+
+
 def decode(data: Any, resolve_ref=None) -> Any:
-    """Inverse of :func:`encode`. ``resolve_ref(ref_id, type_name)`` maps references."""
+    """Inverse of :func:`encode`. ``resolve_ref(ref_id, type_name)`` maps references.
+
+    Whatever ``data`` holds, the only exception is :class:`WireError`: nesting deeper than
+    ``MAX_DECODE_DEPTH``, more than ``MAX_DECODE_VALUES`` values, and a tensor whose bytes do
+    not match its shape and dtype are refused before anything is allocated for them."""
+    budget = [MAX_DECODE_VALUES]
+    try:
+        return _decode(data, resolve_ref, 0, budget)
+    except WireError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RuntimeError, RecursionError) as exc:
+        raise WireError(f"malformed message ({type(exc).__name__})") from None
+
+
+def _count(budget: list[int], n: int) -> None:
+    budget[0] -= n
+    if budget[0] < 0:
+        raise WireError(f"more than {MAX_DECODE_VALUES:,} values in one message")
+
+
+def _raw_bytes(data: dict, itemsize: int) -> bytes:
+    """The tensor's bytes, once its shape, dtype and data length are known to agree."""
+    shape = data["shape"]
+    if not isinstance(shape, list) or len(shape) > 32 or not all(type(s) is int and s >= 0 for s in shape):
+        raise WireError("malformed tensor shape")
+    encoded = data["data"]
+    if not isinstance(encoded, str):
+        raise WireError("malformed tensor data")
+    n = itemsize
+    for s in shape:
+        n *= s
+    if len(encoded) != 4 * ((n + 2) // 3):
+        raise WireError("tensor data does not match its shape")
+    return base64.b64decode(encoded, validate=True)
+
+
+def _decode(data: Any, resolve_ref, depth: int, budget: list[int]) -> Any:
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
+    if depth > MAX_DECODE_DEPTH:
+        raise WireError("message nested too deeply")
     if isinstance(data, list):
-        return [decode(v, resolve_ref) for v in data]
+        _count(budget, len(data) + 1)
+        return [_decode(v, resolve_ref, depth + 1, budget) for v in data]
     if not isinstance(data, dict):
         raise WireError("malformed message")
+    _count(budget, len(data) + 1)
     if "__tensor__" in data:
         dtype_name = data["__tensor__"]
         if dtype_name not in _TORCH_DTYPES:
-            raise WireError(f"unknown tensor dtype {dtype_name!r}")
-        shape = [int(s) for s in data["shape"]]
-        raw = base64.b64decode(data["data"])
+            raise WireError(f"unknown tensor dtype {str(dtype_name)[:40]!r}")
+        shape = [int(s) for s in data["shape"]] if isinstance(data.get("shape"), list) else None
         if dtype_name == "bfloat16":
-            arr = np.frombuffer(raw, dtype="<i2").copy()
+            arr = np.frombuffer(_raw_bytes(data, 2), dtype="<i2").copy()
             return torch.from_numpy(arr).view(torch.bfloat16).reshape(shape)
         np_dtype = torch.empty(0, dtype=_TORCH_DTYPES[dtype_name]).numpy().dtype
-        arr = np.frombuffer(raw, dtype=np_dtype).copy()
+        arr = np.frombuffer(_raw_bytes(data, np_dtype.itemsize), dtype=np_dtype).copy()
         return torch.from_numpy(arr).reshape(shape)
     if "__ndarray__" in data:
         name = data["__ndarray__"]
         if name not in _NUMPY_DTYPES:
-            raise WireError(f"unknown array dtype {name!r}")
-        arr = np.frombuffer(base64.b64decode(data["data"]), dtype=np.dtype(name).newbyteorder("<"))
-        return arr.astype(np.dtype(name)).reshape([int(s) for s in data["shape"]])
+            raise WireError(f"unknown array dtype {str(name)[:40]!r}")
+        dtype = np.dtype(name)
+        arr = np.frombuffer(_raw_bytes(data, dtype.itemsize), dtype=dtype.newbyteorder("<"))
+        return arr.astype(dtype).reshape(data["shape"])
     if "__float__" in data:
+        if data["__float__"] not in ("nan", "inf", "-inf"):
+            raise WireError("malformed float")
         return float(data["__float__"])
     if "__tuple__" in data:
-        return tuple(decode(v, resolve_ref) for v in data["__tuple__"])
+        items = data["__tuple__"]
+        if not isinstance(items, list):
+            raise WireError("malformed tuple")
+        _count(budget, len(items))
+        return tuple(_decode(v, resolve_ref, depth + 1, budget) for v in items)
     if "__dict__" in data:
+        pairs = data["__dict__"]
+        if not isinstance(pairs, list):
+            raise WireError("malformed dictionary")
+        _count(budget, len(pairs))
         out = {}
-        for k, v in data["__dict__"]:
-            key = decode(k, resolve_ref)
+        for pair in pairs:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise WireError("malformed dictionary")
+            key = _decode(pair[0], resolve_ref, depth + 1, budget)
             if isinstance(key, (list, dict)):
                 raise WireError("dictionary keys must be plain values")
-            out[key] = decode(v, resolve_ref)
+            out[key] = _decode(pair[1], resolve_ref, depth + 1, budget)
         return out
     if "__dtype__" in data:
         name = data["__dtype__"]
         if name not in _TORCH_DTYPES:
-            raise WireError(f"unknown dtype {name!r}")
+            raise WireError(f"unknown dtype {str(name)[:40]!r}")
         return _TORCH_DTYPES[name]
     if "__ref__" in data:
         if resolve_ref is None:
             raise WireError("unexpected object reference")
-        return resolve_ref(int(data["__ref__"]), str(data.get("type", "object")))
-    return {str(k): decode(v, resolve_ref) for k, v in data.items()}
+        if type(data["__ref__"]) is not int:
+            raise WireError("malformed object reference")
+        return resolve_ref(data["__ref__"], str(data.get("type", "object"))[:100])
+    return {str(k): _decode(v, resolve_ref, depth + 1, budget) for k, v in data.items()}
 
 
 def write_message(stream: BinaryIO, message: dict) -> None:
