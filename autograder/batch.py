@@ -21,6 +21,7 @@ import argparse
 import csv
 import json
 import os
+import pwd
 import re
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .config import KIT_ROOT, Assignment, load_assignment
+from .submission import SubmissionProblem, UnpackBudget, check_central_directory
 
 
 @dataclass
@@ -100,6 +102,51 @@ def find_submissions(folder: Path) -> list[Submission]:
     return [s for s in subs if s.path.name != "submission_metadata.yml"]
 
 
+def _reachable_by_others(path: Path) -> bool:
+    """Could a user who is neither the owner nor in the group list or enter ``path``?"""
+    path = path.resolve()
+    for folder in path.parents:
+        if not folder.stat().st_mode & 0o001:
+            return False
+    return bool(path.stat().st_mode & 0o005)
+
+
+def make_private(export: Path, out: Path, earlier: Path | None = None) -> list[str]:
+    """As root, before any student code runs: nothing of the class is readable to the worker accounts.
+
+    ``--out`` (results, gradebooks, report) becomes ``0700`` and root's if a worker account owned
+    it; the export, and an earlier ``--out`` given to ``--compare``, lose their permissions for
+    other users (``o-rwx``) when other users could reach them. Each worker then reads only its
+    own student's file, copied into its private staging. Returns what was changed, for the log."""
+    from .sandbox import running_as_root
+    from .sandbox.users import STUDENT_USER
+
+    if not running_as_root():
+        return []
+    changed = []
+    out.mkdir(parents=True, exist_ok=True)
+    for folder in (out, out / "results"):
+        folder.mkdir(exist_ok=True)
+        info = folder.stat()
+        try:
+            owner = pwd.getpwuid(info.st_uid).pw_name
+        except KeyError:
+            owner = ""
+        if info.st_uid != 0 and (owner == STUDENT_USER or owner.startswith(STUDENT_USER + "-") or not owner):
+            os.chown(folder, 0, 0)
+            changed.append(f"{folder} now belongs to root")
+        if info.st_mode & 0o077:
+            folder.chmod(0o700)
+            changed.append(f"{folder} is now 0700")
+    for folder in (export, earlier):
+        if folder is None or not folder.exists():
+            continue
+        if _reachable_by_others(folder):
+            folder.chmod(folder.stat().st_mode & ~0o007)
+            changed.append(f"{folder} was readable by other users (the worker accounts among them): now o-rwx")
+    return changed
+
+
 def check_duplicates(subs: list[Submission]) -> list[str]:
     """Students with more than one submission (same id or email); all are graded, and flagged."""
     seen: dict[str, list[str]] = {}
@@ -121,9 +168,10 @@ def _contains_file(path: Path, filename: str) -> bool:
     if path.is_file():
         if path.suffix == ".zip":
             try:
+                check_central_directory(path, UnpackBudget())  # before zipfile builds an object per entry
                 with zipfile.ZipFile(path) as zf:
                     return any(Path(n).name.lower() == filename.lower() for n in zf.namelist())
-            except (zipfile.BadZipFile, OSError):
+            except (zipfile.BadZipFile, OSError, SubmissionProblem):
                 return False
         return path.suffix == ".py"
     return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
@@ -203,12 +251,28 @@ def _number(value: float) -> str:
     return f"{float(value):.2f}"
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value):
+    """A cell a spreadsheet shows as text, never runs (OWASP's rule against CSV injection): text
+    that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single
+    quote. Plain numbers (``-3.00``, ``+1.50``) stay numbers."""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
-    """UTF-8 with a BOM (so Excel shows accented names right), CRLF line ends as RFC 4180 says."""
+    """UTF-8 with a BOM (so Excel shows accented names right), CRLF line ends as RFC 4180 says;
+    every cell, the header's too, through :func:`safe_cell`."""
     with open(path, "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow([safe_cell(c) for c in header])
+        writer.writerows([safe_cell(c) for c in row] for row in rows)
 
 
 def short_column(function: str, taken: set[str]) -> str:
@@ -441,6 +505,8 @@ def main(args: argparse.Namespace) -> int:
     for warning in check_duplicates(subs):
         print(f"warning: {warning}", file=sys.stderr)
     mark_superseded(subs)
+    for change in make_private(Path(args.folder), out, Path(compare) if compare else None):
+        print(f"note: {change}", file=sys.stderr)
     (out / "results").mkdir(parents=True, exist_ok=True)
     documents: dict[str, dict] = {}
     todo = []
