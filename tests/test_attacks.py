@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -460,13 +461,25 @@ def test_attacks_through_grade_all(tmp_path):
     shutil.rmtree(export, ignore_errors=True)
 
 
-def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, monkeypatch):
+@pytest.fixture
+def no_namespaces(monkeypatch):
+    """This process grades as where namespaces are refused (``KIT_NO_NAMESPACES=1``), as
+    Gradescope's containers most likely do; child processes inherit the setting."""
+    from autograder.sandbox import worker as sandbox_worker
+
+    monkeypatch.setenv("KIT_NO_NAMESPACES", "1")
+    sandbox_worker.isolation_features.cache_clear()
+    yield
+    monkeypatch.delenv("KIT_NO_NAMESPACES")
+    sandbox_worker.isolation_features.cache_clear()
+
+
+def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, no_namespaces):
     """The fallback of a platform without namespaces (no private /tmp): the disk watchdog stops the
     disk-filling attack and the student user's files in the shared folders are removed afterwards."""
     from autograder.sandbox import worker as sandbox_worker
     from autograder.seam import RemoteStudent, StudentCodeError
 
-    monkeypatch.setattr(sandbox_worker, "namespaces_available", lambda: False)
     tag = new_tag("fallback")
     build_tagged(_disk_fill, tmp_path, KIT, tag)
     zygote = sandbox_worker.Zygote([])
@@ -482,3 +495,157 @@ def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, monk
         zygote.close()
     assert "MB to disk" in str(failure.value), str(failure.value)
     assert not leftovers(tag), f"left behind {leftovers(tag)}"
+
+
+# ---- one student, one world: an attacker beside an honest classmate in grade-all ----------------
+
+CLASSMATE_NAME = "Honest Classmate"
+CLASSMATE_EMAIL = "honest.classmate@example.edu"
+CLASSMATE_CODE = "KITMARKER-honest-code-91c2"  # a comment in the classmate's file
+CLASS_METADATA = f"""\
+submission_2001:
+  :submitters:
+  - :name: {CLASSMATE_NAME}
+    :sid: '1002'
+    :email: {CLASSMATE_EMAIL}
+  :created_at: 2026-11-01 10:00:00.000000000 -08:00
+submission_2002:
+  :submitters:
+  - :name: Curious Attacker
+    :sid: '1003'
+    :email: curious.attacker@example.edu
+  :created_at: 2026-11-01 10:05:00.000000000 -08:00
+"""
+
+
+def _world_reader_source() -> str:
+    """Looks everywhere a worker could for the classmate: other processes' command lines (the
+    grade-all line names the export and --out), every path they name, the shared folders, and the
+    objects in its own memory (what the worker template may have carried over). Keeps scanning for
+    a while, so the classmate is being graded meanwhile. The markers are written reversed: this
+    file must not find itself."""
+    reversed_needles = [n[::-1] for n in (CLASSMATE_CODE, CLASSMATE_NAME, CLASSMATE_EMAIL)]
+    return (
+        STUB
+        + f"""
+import gc, glob, os, time
+_NEEDLES = [n[::-1] for n in {reversed_needles!r}]  # reversed in the file (no constant holds them)
+_found, _stats = [], {{"cmdlines": 0, "grade_all": False, "files": 0, "objects": 0}}
+
+def _look(text, where):
+    for needle in _NEEDLES:
+        at = text.find(needle)
+        if at >= 0:
+            _found.append(where[:120] + ": " + text[max(0, at - 40): at + 80])
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read(200_000)
+    except OSError:
+        return
+    _stats["files"] += 1
+    _look(data.decode("utf-8", "replace"), path)
+
+def _walk(top, budget=3000):
+    if os.path.isfile(top):
+        _read(top)
+        return
+    for folder, dirs, files in os.walk(top):
+        for name in files:
+            budget -= 1
+            if budget < 0:
+                return
+            _read(os.path.join(folder, name))
+
+def _scan():
+    paths = set()
+    for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            args = open(cmdline, "rb").read().split(b"\\0")
+        except OSError:
+            continue
+        _stats["cmdlines"] += 1
+        words = [a.decode("utf-8", "replace") for a in args]
+        if "grade-all" in words:
+            _stats["grade_all"] = True
+        paths.update(w for w in words if w.startswith("/") and not w.startswith(("/usr", "/proc")))
+        _look(" ".join(words), cmdline)
+    for path in sorted(paths) + ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]:
+        _walk(path)
+    for obj in gc.get_objects():
+        _stats["objects"] += 1
+        if obj is _NEEDLES or obj is _found:
+            continue
+        if isinstance(obj, dict):
+            items = list(obj.keys()) + list(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            items = list(obj)
+        else:
+            continue
+        for item in items:
+            if isinstance(item, (str, bytes)) and len(item) > 8:
+                _look(item if isinstance(item, str) else item.decode("utf-8", "replace"), "memory")
+
+_until = time.monotonic() + 12
+while time.monotonic() < _until:
+    _scan()
+    time.sleep(0.5)
+
+def causal_mask(n):
+    raise ValueError(f"WORLD {{_stats}} HITS {{len(_found)}}: " + " | ".join(_found[:5]))
+"""
+    )
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+def test_a_student_reads_nothing_of_a_classmate_in_grade_all(namespaces):
+    """The attack of issue 23: a worker finds grade-all's command line, walks the export and --out,
+    reads the shared folders and its own memory, looking for a classmate graded at the same time.
+    The export sits where other users could read it (a 0755 folder, as an unzipped download in a
+    home folder often is); grade-all makes it, --out and each staging private before any worker starts."""
+    if namespaces and not namespaces_available():
+        pytest.skip("namespaces are not allowed here")
+    parent = Path(tempfile.mkdtemp(prefix="kit-class-"))
+    try:
+        parent.chmod(0o755)
+        export, out = parent / "export", parent / "graded"
+        export.mkdir(mode=0o755)
+        export.chmod(0o755)
+        (export / "submission_metadata.yml").write_text(CLASS_METADATA)
+        for sid, source in (
+            ("submission_2001", REFERENCE + f"\n# {CLASSMATE_CODE}\n"),
+            ("submission_2002", _world_reader_source()),
+        ):
+            (export / sid).mkdir()
+            (export / sid / "attention.py").write_text(source)
+        for path in [export, *export.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        env = {k: v for k, v in os.environ.items() if k != "KIT_NO_NAMESPACES"}
+        if not namespaces:
+            env["KIT_NO_NAMESPACES"] = "1"
+        result, seconds, peak = run_watched(
+            [sys.executable, "-m", "autograder", "grade-all", "attention", str(export), "--out", str(out), "--jobs", "2"],
+            cwd=KIT,
+            env=env,
+        )
+        assert result.returncode == 0, result.stdout[-3000:]
+        assert peak < GRADER_MB, f"a grader used {peak:.0f} MB"
+        honest = json.loads((out / "results" / "submission_2001.json").read_text())
+        assert honest["score"] == 100
+        raw = (out / "results" / "submission_2002.json").read_bytes()
+        document = check_document("world_reader", raw, 0)
+        text = raw.decode("utf-8")
+        report = next(t["output"] for t in document["tests"] if "WORLD" in t["output"])
+        assert re.search(r"HITS 0\b", report), report[:2000]
+        for needle in (CLASSMATE_CODE, CLASSMATE_NAME, CLASSMATE_EMAIL):
+            assert needle not in text, f"the attacker's results hold {needle!r}"
+        assert "'objects': 0" not in report and "'cmdlines': 0" not in report, report[:500]
+        # what it could see: with namespaces, not even grade-all's command line; without, the line
+        # but nothing behind it
+        assert ("'grade_all': True" in report) == (not namespaces), report[:500]
+        assert not export.stat().st_mode & 0o007, "the export stays closed to other users"
+        assert (out.stat().st_mode & 0o777) == 0o700 and (out / "results").stat().st_mode & 0o777 == 0o700
+        assert all(p.stat().st_mode & 0o077 == 0 for p in (out / "results").glob("*.json"))
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
