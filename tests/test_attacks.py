@@ -21,6 +21,7 @@ import tempfile
 import threading
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 import psutil
@@ -272,6 +273,91 @@ def causal_mask(n):
     )
 
 
+def _shm_hold(folder: Path, kit: Path) -> None:
+    """Memory no RSS shows: memfds written but not mapped, detached System V segments, files in
+    /dev/shm and /run/lock; all kept while the function sleeps."""
+    (folder / "attention.py").write_text(
+        REFERENCE
+        + """
+import ctypes, os, time, zlib
+_held = []
+def causal_mask(n):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    block = b"y" * (1 << 20)
+    done = []
+    try:
+        for _ in range(40):
+            fd = os.memfd_create("@TAG@")
+            _held.append(fd)
+            for _ in range(30):
+                os.write(fd, block)
+        done.append("memfd")
+    except OSError as exc:
+        done.append(f"memfd: {exc}")
+    key = zlib.crc32(b"@TAG@") & 0x7FFF0000
+    for i in range(8):
+        sid = libc.shmget(key + i, 100 << 20, 0o1600)
+        if sid < 0:
+            done.append("shmget refused")
+            break
+        address = libc.shmat(sid, None, 0)
+        ctypes.memset(ctypes.c_void_p(address), 1, 100 << 20)
+        libc.shmdt(ctypes.c_void_p(address))
+    for base in ("/dev/shm", "/run/lock"):
+        try:
+            with open(os.path.join(base, "@TAG@-hold"), "wb") as f:
+                for _ in range(300):
+                    f.write(block)
+        except OSError as exc:
+            done.append(f"{base}: {exc}")
+    time.sleep(5)
+    raise ValueError("held " + "; ".join(done))
+"""
+    )
+
+
+def _answer_bomb(folder: Path, kit: Path) -> None:
+    """A 40 MB answer to the load request of 13 million empty lists (the grader grew to 2.55 GB)."""
+    (folder / "attention.py").write_text(
+        STUB
+        + _find_pipes()
+        + """
+_body = b'{"id": 1, "ok": [' + b"[]," * (13 * 1024 * 1024) + b'[]]}'
+import struct
+for _fd in _pipes(writable=True):
+    _data = memoryview(struct.pack("<Q", len(_body)) + _body)
+    while _data:
+        try:
+            _data = _data[os.write(_fd, _data):]
+        except OSError:
+            break
+"""
+    )
+
+
+def _malformed_load(folder: Path, kit: Path) -> None:
+    """A well-formed frame for the load request whose tensor is not one (was: an internal error)."""
+    (folder / "attention.py").write_text(
+        REFERENCE
+        + _find_pipes()
+        + "\nfor _fd in _pipes(writable=True):\n"
+        + "    os.write(_fd, _frame({'id': 1, 'ok': {'__tensor__': 'float32', 'shape': ['x'], 'data': '!'}}))\n"
+    )
+
+
+def _zip_directory(folder: Path, kit: Path) -> None:
+    """A 140 KB upload: a zip holding a zip whose central directory lists a million files (47 MB)."""
+    import struct
+
+    entry = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0) + b"a"
+    local = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, 1, 0) + b"a"
+    directory = entry * 1_000_000
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(directory), len(local), 0)
+    inner = local + directory + end
+    (folder / "upload.zip").write_bytes(_zip({"inner.zip": inner, "attention.py": STUB.encode()}))
+
+
 ATTACKS = {
     "links": (_links, 0),
     "secrets": (_secrets, 0),
@@ -288,6 +374,10 @@ ATTACKS = {
     "network": (_network, 0),
     "cross_holder": (_cross_holder, 0),
     "cross_reader": (_cross_reader, 0),
+    "shm_hold": (_shm_hold, None),  # the honest part: everything but causal_mask
+    "answer_bomb": (_answer_bomb, 0),
+    "malformed_load": (_malformed_load, 0),
+    "zip_directory": (_zip_directory, 0),
 }
 
 
@@ -349,8 +439,12 @@ def leftovers(tag: str) -> list[str]:
     for p in psutil.process_iter(["name", "status"]):
         if p.info["name"] == tag and p.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(str(p.pid))
-    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+    for folder in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock"):
         found += [str(f) for f in Path(folder).glob(f"{tag}-*")]
+    key = zlib.crc32(tag.encode()) & 0x7FFF0000  # the System V segments of _shm_hold
+    for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]:
+        if key <= int(line.split()[0]) < key + 8:
+            found.append(f"SysV segment {line.split()[1]}")
     return found
 
 
@@ -382,6 +476,15 @@ def check_partial(name: str, document: dict) -> None:
         assert any("time limit" in t["output"] for t in document["tests"])
     if name == "cpu_hogs":
         assert document["score"] <= 100
+    if name == "shm_hold":  # stopped by the watchdog, or refused by the private tmpfs and IPC limits
+        why = [t["output"][:300] for t in document["tests"] if t["score"] < t["max_score"]][:4]
+        assert lost(document) <= {"causal_mask", "padding_mask"} and "causal_mask" in lost(document), why
+        outputs = " ".join(t["output"] for t in document["tests"] if t["name"].startswith("causal_mask"))
+        assert "MB of memory" in outputs or ("shmget refused" in outputs and "No space left" in outputs), outputs[:1000]
+    if name in ("answer_bomb", "malformed_load"):
+        assert "internal error" not in document["output"] and "interfered with the grader's channel" in document["output"]
+    if name == "zip_directory":
+        assert "lists more than 2000 files" in document["output"], document["output"]
 
 
 _honest: list[float] = []

@@ -205,6 +205,11 @@ class Zygote:
         protect_secrets(KIT_ROOT)  # here, because every path that runs student code starts a zygote
         if self.user:
             make_interpreter_reachable(self.python)
+            # The slot's user is ours alone now: whatever it still holds was left by an earlier grader
+            # that stopped before cleaning up, and must not count against (or be read by) our workers.
+            proctree.kill_user(self.user.pw_uid)
+            proctree.remove_user_files(self.user.pw_uid)
+            proctree.remove_user_ipc(self.user.pw_uid)
         proctree.become_subreaper()
         self._staging = make_staging(None, {}, runtime=True)  # the runtime only: read by the zygote (root or us)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
