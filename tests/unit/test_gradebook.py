@@ -15,6 +15,7 @@ from autograder.batch import (
     mark_superseded,
     parse_event,
     progress_event,
+    safe_cell,
     short_column,
     write_gradebooks,
     write_regrade_diff,
@@ -172,3 +173,57 @@ def test_gradescope_times_parse():
     moment = _parse_time("2026-11-01 10:00:00.123456789 -08:00")
     assert moment is not None and moment.utcoffset().total_seconds() == -8 * 3600 and moment.microsecond == 123456
     assert _parse_time("2026-11-02T00:00Z") > moment and _parse_time("") is None and _parse_time("soon") is None
+
+
+# Cells a spreadsheet would run as formulas (OWASP's CSV-injection list), from names, e-mails,
+# file names and the canvas column: each must come out as text.
+HOSTILE = ['=HYPERLINK("http://x","y")', "@SUM(A1:A9)", "+1-2+3", "-2+3+cmd|' /C calc'!A0", "\tTAB", "\rCR"]
+
+
+def test_safe_cell_quotes_formulas_and_keeps_numbers():
+    for text in HOSTILE:
+        assert safe_cell(text) == "'" + text
+    for number in ["-3.00", "+1.50", "0.00", "12", "-0.5", "1e3"]:
+        assert safe_cell(number) == number, "a plain number stays a number"
+    for plain in ["Ada", "José Núñez", "", "'quoted", "a=b", "x@y.edu"]:
+        assert safe_cell(plain) == plain
+    assert safe_cell(3) == 3 and safe_cell(None) is None
+
+
+def test_every_csv_cell_that_could_start_a_formula_is_text(tmp_path):
+    subs, documents = cohort()
+    evil_name, evil_email, evil_sid = HOSTILE[0], HOSTILE[1], HOSTILE[2]
+    subs.append(
+        Submission(
+            HOSTILE[3],
+            Path("."),
+            name=evil_name,
+            student_id=evil_sid,
+            email=evil_email,
+            submitters=[person(evil_name, evil_sid, evil_email)],
+            notes=[HOSTILE[4]],
+        )
+    )
+    documents[HOSTILE[3]] = graded(1.5, 1.5, 7, 90)
+    written = write_gradebooks(tmp_path, ATTENTION, subs, documents, canvas_column="=1+1")
+    earlier = json.loads(json.dumps(documents))
+    earlier[HOSTILE[3]]["score"] = 98.5
+    earlier[HOSTILE[3]]["tests"][0]["score"] = 0.0
+    write_regrade_diff(
+        tmp_path / "regrade_diff.csv",
+        subs,
+        regrade_diff(earlier, documents)
+        + [{"sid": "11", "old": 11.5, "new": 8.5, "change": -3.0, "tests": [("=cmd", 1.0, None)]}],
+    )
+    for path in [*written, tmp_path / "regrade_diff.csv"]:
+        text = path.read_bytes().decode("utf-8-sig")
+        for row in csv.reader(text.splitlines()):
+            for cell in row:
+                number = re.fullmatch(r"[+-]?[\d.]+", cell)
+                assert number or not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (path.name, cell)
+    rows = read(tmp_path / "gradebook.csv")
+    assert any(r["name"] == "'" + evil_name and r["email"] == "'" + evil_email for r in rows)
+    assert "'=1+1" in (tmp_path / "canvas.csv").read_text(encoding="utf-8-sig").splitlines()[0]
+    diff = {r["submission"]: r for r in read(tmp_path / "regrade_diff.csv")}
+    assert diff["11"]["change"] == "-3.00", "a negative score change stays a number"
+    assert diff["'" + HOSTILE[3]]["name"] == "'" + evil_name
