@@ -124,8 +124,9 @@ except NotImplementedError as exc:
 #
 # The newest token is the last position: `causal_mask(1, t)` blocks nothing.
 # Feeding a prompt and then one token at a time through a `KVCache` must give
-# the logits of one pass over everything. The shapes are recorded by wrapping
-# `one_head_attention`, as the grader does.
+# the logits of one pass over everything. Below, the shapes of the attention
+# weights are recorded by wrapping `one_head_attention`: one (1, 1, t) row per
+# layer for each new token.
 
 # %%
 params = decoding.init_params(vocab_size=10, d_model=16, n_layers=2, max_len=32, seed=0)   # provided

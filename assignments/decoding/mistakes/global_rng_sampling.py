@@ -4,7 +4,11 @@ Two runs with the same seeded generator drew different tokens once the global ra
 ignore `generator` (torch.multinomial(probs, 1) without generator=, or torch.rand without it). Pass
 generator=generator to every random call, so a seed fixes the result whatever else used the global generator.
 """
-CAUGHT_BY = ["hidden/test_sampling.py::test_generator_reproducible"]
+CAUGHT_BY = [
+    "public/test_decoding_public.py::test_sample_greedy_and_seeded",
+    "hidden/test_sampling.py::test_generator_reproducible",
+    "hidden/test_generate.py::test_sampled_cache_equals_recompute",
+]
 
 
 def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None):

@@ -17,7 +17,9 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
         return _reference_next_token_probs(logits, temperature, top_k, top_p)
     probs = _reference_next_token_probs(logits, temperature, top_k, None)
     sorted_probs, order = probs.sort(dim=-1, descending=True, stable=True)
-    keep_sorted = sorted_probs.cumsum(dim=-1) <= top_p
+    # "at or below top_p" with a tolerance far above float64 round-off, so that this mistake does the same on every
+    # machine: at top_p = 1.0 the running total reaches 1 only up to round-off, and every token is kept
+    keep_sorted = sorted_probs.cumsum(dim=-1) <= top_p + 1e-9
     keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
     probs = torch.where(keep, probs, torch.zeros_like(probs))
     return probs / probs.sum(dim=-1, keepdim=True)

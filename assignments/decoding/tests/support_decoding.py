@@ -4,7 +4,12 @@ The model is plain data (a dict of float64 tensors), so the grader builds it,
 sends the same dict to the student's worker, and runs the reference on it
 here. Generators are the exception: they cannot cross the process boundary, so
 the worker builds them (``worker_helpers.seeded_generator``) and the grader
-passes the handle.
+passes the handle. No test trusts what the worker says about itself: every
+conclusion is drawn from returned values compared with the reference's.
+
+Grading must not depend on the CPU: sorting, sampling, counting or comparing a NaN
+is not defined the same way everywhere, so every student value a test sorts, counts,
+indexes with or compares entry by entry goes through ``finite`` or ``token_ids`` first.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import math
 from pathlib import Path
 
 import torch
+
+from autograder.checks import Feedback
 
 _HELPERS_FILE = Path(__file__).resolve().parents[1] / "worker_helpers.py"
 _helpers = None
@@ -25,7 +32,7 @@ SIGMAS = 6.0
 
 
 def helpers():
-    """worker_helpers.py imported on the grader side (record_shapes for replays)."""
+    """worker_helpers.py imported on the grader side (its run_* functions, on the reference and on mistakes)."""
     global _helpers
     if _helpers is None:
         spec = importlib.util.spec_from_file_location("_decoding_worker_helpers", _HELPERS_FILE)
@@ -74,3 +81,58 @@ def cached_pieces(module, prm: dict, toks: torch.Tensor, chunks: list[int]) -> t
 
 def fmt(values) -> str:
     return "[" + ", ".join(f"{float(v):.4g}" for v in values) + "]"
+
+
+def _where(index: tuple) -> str:
+    if len(index) >= 2:
+        row = index[:-1]
+        return f"row {row[0] if len(row) == 1 else row}, entry {index[-1]}"
+    return f"entry {index[0]}" if index else "the value"
+
+
+def finite(value, what: str, call=None) -> torch.Tensor:
+    """``value`` as a float64 tensor once every entry is a finite number; else a Feedback saying where
+    ("row 3, entry 1 is NaN"). Use it before sorting, counting, comparing with > or != or indexing."""
+    try:
+        t = torch.as_tensor(value).detach()
+    except Exception:  # noqa: BLE001 - anything that is not numbers
+        raise Feedback(f"{what}: expected a tensor, got {type(value).__name__}.", call, value) from None
+    if t.dtype == torch.bool or t.is_complex():
+        raise Feedback(f"{what}: expected a float tensor, got dtype {str(t.dtype).replace('torch.', '')}.", call, value)
+    t = t.to(torch.float64)
+    bad = ~torch.isfinite(t)
+    if bad.any():
+        index = tuple(int(i) for i in bad.nonzero()[0])
+        kind = "NaN" if torch.isnan(t[index]) else ("inf" if t[index] > 0 else "-inf")
+        raise Feedback(
+            f"{what}: {_where(index)} is {kind} ({int(bad.sum())} of {t.numel()} entries are not finite numbers), "
+            "so nothing else could be checked. NaN comes from 0/0 (a row with nothing kept) or inf - inf (dividing "
+            "by a zero temperature, or exp overflowing).",
+            call, value,
+        )
+    return t
+
+
+def token_ids(value, what: str, vocab: int, call=None) -> torch.Tensor:
+    """``value`` as a long tensor once every entry is a whole number in [0, vocab); else a Feedback saying where."""
+    try:
+        t = torch.as_tensor(value).detach()
+    except Exception:  # noqa: BLE001
+        raise Feedback(f"{what}: expected a tensor of token ids, got {type(value).__name__}.", call, value) from None
+    if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+        shown = str(t.dtype).replace("torch.", "")
+        if t.is_floating_point():
+            f = finite(t, what, call)
+            if bool((f != f.round()).any()):
+                raise Feedback(f"{what}: token ids must be whole numbers (dtype long), got {shown} values like "
+                               f"{fmt(f[f != f.round()][:3])}.", call, value)
+            t = f.long()
+        else:
+            raise Feedback(f"{what}: token ids must be integers (dtype long), got {shown}.", call, value)
+    t = t.long()
+    bad = (t < 0) | (t >= vocab)
+    if bad.any():
+        index = tuple(int(i) for i in bad.nonzero()[0])
+        raise Feedback(f"{what}: {_where(index)} is token {int(t[index])}, outside the vocabulary 0 .. {vocab - 1}.",
+                       call, value)
+    return t

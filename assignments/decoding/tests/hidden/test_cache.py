@@ -1,8 +1,10 @@
 """causal_mask, KVCache and forward: a cached forward pass equals recomputing the whole prefix."""
 
+import copy
+
 import pytest
 import torch
-from support_decoding import cached_pieces, params, tokens
+from support_decoding import cached_pieces, helpers, params, tokens
 
 from autograder.checks import expect_close, expect_raises, expect_true, replay
 
@@ -111,38 +113,174 @@ def test_cached_forward_equals_recompute(student, reference, gen, case):
     )
 
 
-def _earlier_entries_changed(module, prm, toks, chunks):
-    """1.0 if a forward call changed keys/values already in the cache (or the stored length is wrong)."""
+def _cache_states(module, prm, toks, chunks):
+    """After each forward call through one module.KVCache: (cache.keys, cache.values), as the cache holds them."""
     n_layers = sum(1 for k in prm if k.endswith(".w_q"))
     cache = module.KVCache(n_layers, prm["positions"].shape[0])
-    before, stored = None, 0
+    states, stored = [], 0
     for size in chunks:
         module.forward(prm, toks[:, stored:stored + size], cache)
         stored += size
-        now = [(torch.as_tensor(k).clone(), torch.as_tensor(v).clone()) for k, v in zip(cache.keys, cache.values)]
-        if any(k.shape[1] != stored or v.shape[1] != stored for k, v in now):
-            return 1.0
-        if before is not None and any(
-            not torch.equal(k[:, : k0.shape[1]], k0) or not torch.equal(v[:, : v0.shape[1]], v0)
-            for (k, v), (k0, v0) in zip(now, before)
-        ):
-            return 1.0
-        before = now
-    return 0.0
+        keys, values = cache.keys, cache.values
+        states.append(([None if k is None else torch.as_tensor(k).detach().clone() for k in keys],
+                       [None if v is None else torch.as_tensor(v).detach().clone() for v in values]))
+    return states
 
 
-def test_cache_never_changes_earlier_entries(student, gen):
-    """KVCache: a forward step adds positions to every layer and never changes the stored ones"""
+def test_cache_never_changes_earlier_entries(student, reference, gen):
+    """KVCache: after each forward step, every layer holds the keys and values of all positions fed, the old unchanged"""
     prm = params(gen)
     chunks = [3, 1, 1, 2, 1]
     toks = tokens(2, sum(chunks), 9, gen)
-    call = lambda m: _earlier_entries_changed(m, prm, toks, chunks)  # noqa: E731
+    want = _cache_states(reference, prm, toks, chunks)
+
+    def state(i, part, layer):
+        return lambda m: _cache_states(m, prm, toks, chunks)[i][part][layer]
+
+    with replay(lambda m: _cache_states(m, prm, toks, chunks)[-1][0][0]):
+        got = _cache_states(student, prm, toks, chunks)
+    stored = 0
+    for i, size in enumerate(chunks):
+        stored += size
+        for part, name in enumerate(("keys", "values")):
+            mine = got[i][part]
+            expect_true(
+                isinstance(mine, (list, tuple)) and len(mine) == len(want[i][part]),
+                f"forward(params with 2 layers, chunks of {chunks} tokens, one KVCache(2, 24)): cache.{name} must be a "
+                f"list with one entry per layer (2), got {type(mine).__name__}"
+                + (f" of length {len(mine)}" if isinstance(mine, (list, tuple)) else "") + ".",
+            )
+            for layer in range(len(mine)):
+                expect_close(
+                    mine[layer], want[i][part][layer],
+                    f"forward(params, chunks of {chunks} tokens (B=2), one KVCache): after call {i + 1} ({stored} "
+                    f"positions fed), cache.{name}[{layer}] (the {name} of those {stored} positions, (2, {stored}, 8), "
+                    "as forward computed them)",
+                    atol=1e-10, call=state(i, part, layer),  # float64 round-off
+                    hint="Each forward call appends its new positions' keys and values after the stored ones in every "
+                    "layer (index t0 = len(cache), not 0), exactly once, and never overwrites the past.",
+                )
+
+
+STORED = {"1 new token after 5 stored": (5, 1), "2 new tokens after 3 stored": (3, 2)}
+
+
+def _forward_on_stored(module, prm, stored_k, stored_v, toks):
+    """forward(prm, toks, cache), the cache holding stored_k[l] / stored_v[l] in layer l (given to update directly)."""
+    cache = module.KVCache(len(stored_k), prm["positions"].shape[0])
+    for layer, (k, v) in enumerate(zip(stored_k, stored_v)):
+        cache.update(layer, k, v)
+    return module.forward(prm, toks, cache)
+
+
+@pytest.mark.parametrize("case", list(STORED), ids=list(STORED))
+def test_forward_reads_the_cache(student, reference, gen, case):
+    """forward: a cached step attends to the keys and values stored in the cache (whatever they are)"""
+    t0, T = STORED[case]
+    prm = params(gen)                                                          # 2 layers, d = 8, vocabulary 9
+    # Keys and values no token sequence gives: a step that reads them from the cache follows them; a step that
+    # recomputes its prefix (from tokens kept somewhere else) cannot.
+    stored_k = [torch.randn(2, t0, 8, generator=gen, dtype=torch.float64) for _ in range(2)]
+    stored_v = [torch.randn(2, t0, 8, generator=gen, dtype=torch.float64) for _ in range(2)]
+    toks = tokens(2, T, 9, gen)
+    want = _forward_on_stored(reference, prm, stored_k, stored_v, toks)       # (2, T, 9)
+    call = lambda m: _forward_on_stored(m, prm, stored_k, stored_v, toks)  # noqa: E731
     with replay(call):
-        got = _earlier_entries_changed(student, prm, toks, chunks)
-    expect_true(
-        got == 0.0,
-        f"forward(params, chunks of {chunks} tokens, one KVCache): after a step, cache.keys[l] / cache.values[l] "
-        "either did not hold exactly the positions fed so far (B, t, d), or an entry stored by an earlier step "
-        "changed. Write each new position after the stored ones (index t0, not 0), and never overwrite the past.",
-        call=call, got=got,
+        got = _forward_on_stored(student, prm, stored_k, stored_v, toks)
+    expect_close(
+        got, want,
+        f"KVCache(2, 24) given {t0} positions of random keys and values in each layer with update, then "
+        f"forward(params, tokens (2, {T}), cache): the logits",
+        atol=1e-10, call=call,  # float64 round-off
+        hint=f"The new tokens are positions {t0} .. {t0 + T - 1} (t0 = len(cache)); in every layer their keys and "
+        "values go through cache.update(layer, k, v) once and the queries attend to exactly the (K, V) it returns "
+        f"(the {t0} stored positions, then the new ones), with causal_mask({T}, {t0 + T}). Nothing may be recomputed "
+        "or kept outside the cache: the cache is the whole past.",
+    )
+
+
+def _script(rng):
+    """update and len steps on a KVCache(3, 12): layers updated out of order, then a second step."""
+    k = lambda n: torch.randn(2, n, 4, generator=rng, dtype=torch.float64)  # noqa: E731
+    steps = [["len"]]
+    for layer in (1, 0, 2):
+        steps += [["update", layer, k(3), k(3)], ["len"]]
+    for layer in (0, 1, 2):
+        steps += [["update", layer, k(2), k(2)], ["len"]]
+    steps += [["update", 0, k(1), k(1)], ["len"]]
+    return steps
+
+
+def _expected_script(steps):
+    """The (K, V) every update must return, and len(cache) at every "len" step (layer 0's stored positions)."""
+    stored, returns, lengths = {}, [], []
+    for step in steps:
+        if step[0] == "len":
+            lengths.append(stored[0][0].shape[1] if 0 in stored else 0)
+            continue
+        _, layer, k, v = step
+        K, V = stored.get(layer, (k[:, :0], v[:, :0]))
+        stored[layer] = (torch.cat([K, k], dim=1), torch.cat([V, v], dim=1))
+        returns.append(stored[layer])
+    return returns, lengths
+
+
+def _describe(steps, upto=None):
+    words = []
+    for step in steps[:upto]:
+        n = step[2].shape[1] if step[0] != "len" else 0
+        words.append("len" if step[0] == "len" else f"update({step[1]}, {n} position{'s' if n > 1 else ''})")
+    return ", ".join(words)
+
+
+def test_cache_returns_stay_valid(student, gen):
+    """KVCache: the (K, V) an update returned never change afterwards (later updates write elsewhere)"""
+    steps = _script(gen)
+    want, _ = _expected_script(steps)
+
+    def returned(i, part):
+        return lambda m: helpers().run_cache_script(m, 3, 12, copy.deepcopy(steps))["returned"][i][part]
+
+    # The update calls run in the worker, where the returned tensors live: the seam would return copies at once.
+    with replay(returned(0, 0)):
+        got = student.helper("cache_script", 3, 12, steps)["returned"]
+    expect_true(len(got) == len(want), f"KVCache(3, 12): expected {len(want)} (K, V) pairs from {len(want)} updates, "
+                f"got {len(got)}.")
+    for i, (K, V) in enumerate(want):
+        for part, (mine, theirs) in enumerate(zip(got[i], (K, V))):
+            expect_close(
+                mine, theirs,
+                f"KVCache(3, max_len=12): {_describe(steps)}. The {'K' if part == 0 else 'V'} returned by update "
+                f"number {i + 1}, looked at after all the updates",
+                atol=0, call=returned(i, part),
+                hint="update returns the layer's keys and values so far, and a later update must not change them: "
+                "store new positions in new tensors (torch.cat), or write them into a buffer at positions no returned "
+                "tensor covers. Shifting or overwriting stored entries in place changes what you returned earlier.",
+            )
+
+
+def test_cache_len_is_layer_zero(student, gen):
+    """KVCache: len(cache) is layer 0's number of positions, also while the other layers lag behind"""
+    steps = _script(gen)
+    want_returns, want_lengths = _expected_script(steps)
+    call = lambda m: helpers().run_cache_script(m, 3, 12, copy.deepcopy(steps))  # noqa: E731
+    with replay(lambda m: call(m)["lengths"]):
+        got = student.helper("cache_script", 3, 12, steps)
+    # the lengths pay only together with the right (K, V) from every update in the same run
+    for i, pair in enumerate(want_returns):
+        for part, want in enumerate(pair):
+            expect_close(
+                got["returned_then"][i][part], want,
+                f"KVCache(3, max_len=12): {_describe(steps)}. The {'KV'[part]} returned by update number {i + 1}",
+                atol=0, call=lambda m, i=i, part=part: call(m)["returned_then"][i][part],
+                hint="update appends the new positions after that layer's stored ones and returns them all.",
+            )
+    lengths = got["lengths"]
+    expect_close(
+        lengths, want_lengths,
+        f"KVCache(3, max_len=12): len(cache) after each step of: {_describe(steps)}", atol=0,
+        call=lambda m: call(m)["lengths"],
+        hint="len(cache) is the number of positions stored in layer 0 (0 while layer 0 is empty), whatever the other "
+        "layers hold: inside a forward step layer 0 is updated first, and len(cache) must already count the new "
+        "positions. Read it from layer 0 (not the last layer, the longest, or a counter advanced by other layers).",
     )

@@ -2,9 +2,9 @@
 
 import pytest
 import torch
-from support_decoding import helpers, params, tokens
+from support_decoding import finite, helpers, params, token_ids, tokens
 
-from autograder.checks import derived, expect_close, expect_raises, expect_true, replay
+from autograder.checks import Feedback, derived, expect_close, expect_raises, expect_true, replay
 
 GREEDY = {
     "cache, prompt 3, 6 new": (True, 3, 6, 2),
@@ -51,106 +51,148 @@ def test_sampled_cache_equals_recompute(student, reference, gen, seed, case):
         out = module.generate(prm, prompt, n_new, generator=torch.Generator().manual_seed(seed), use_cache=True, **options)
         return out[1]
 
+    # Generators live in the worker, so nothing here trusts them: both are seeded first, then other generators are
+    # seeded before each run. Only draws from each run's own generator give the same tokens in both runs.
+    make_gen = lambda s: student.helper("seeded_generator", s)  # noqa: E731
+    g_cached, g_recomputed = make_gen(seed), make_gen(seed)
     with replay(cached_logits):
-        toks, logits = student.generate(prm, prompt, n_new, generator=student.helper("seeded_generator", seed),
-                                        use_cache=True, **options)
-        toks_nc, logits_nc = student.generate(prm, prompt, n_new, generator=student.helper("seeded_generator", seed),
-                                              use_cache=False, **options)
-    toks, logits = torch.as_tensor(toks), torch.as_tensor(logits)
+        make_gen(seed + 7)
+        out = student.generate(prm, prompt, n_new, generator=g_cached, use_cache=True, **options)
+        expect_true(isinstance(out, (tuple, list)) and len(out) == 2, f"{what} must return (tokens, logits).")
+        make_gen(seed + 9)
+        out_nc = student.generate(prm, prompt, n_new, generator=g_recomputed, use_cache=False, **options)
+        expect_true(isinstance(out_nc, (tuple, list)) and len(out_nc) == 2,
+                    f"{what} with use_cache=False must return (tokens, logits).")
+    toks, logits = torch.as_tensor(out[0]), torch.as_tensor(out[1])
     expect_true(tuple(toks.shape) == (3, 4 + n_new) and tuple(logits.shape) == (3, n_new, 9),
                 f"{what}: expected tokens (3, {4 + n_new}) and logits (3, {n_new}, 9), got {tuple(toks.shape)} and "
                 f"{tuple(logits.shape)}.")
+    toks = token_ids(toks, f"{what}: the tokens", 9)
+    logits = finite(logits, f"{what} with the cache: the logits", call=cached_logits)
     # the logits of step i must be the model's on YOUR tokens so far, recomputed from scratch
     want = torch.stack([reference.forward(prm, toks[:, : 4 + i])[:, -1] for i in range(n_new)], dim=1)
+    hint = ("A cached step must compute exactly what the whole prefix computes: position len(cache), the "
+            "keys/values of every earlier position, the new token's key once.")
+    if torch.allclose(logits, want / options["temperature"], atol=1e-8, rtol=0):
+        hint = ("Your logits are the model's divided by the temperature: generate returns the logits each token was "
+                "drawn from BEFORE the temperature (sample_next applies it).")
     expect_close(logits, want, f"{what} with the cache: the logits of each step, against recomputing your tokens",
-                 atol=1e-10, call=cached_logits,  # float64 round-off
-                 hint="A cached step must compute exactly what the whole prefix computes: position len(cache), the "
-                 "keys/values of every earlier position, the new token's key once.")
-    expect_close(toks_nc, toks, f"{what}: tokens without the cache vs with it (same seed)", atol=0,
+                 atol=1e-10, call=cached_logits, hint=hint)  # float64 round-off
+    expect_close(out_nc[0], toks, f"{what}: tokens without the cache vs with it (same seed)", atol=0,
                  hint="The same seed and the same logits must give the same draws: call sample_next once per step, "
-                 "with the generator you were given, in both modes.")
-    expect_close(logits_nc, logits, f"{what}: logits without the cache vs with it", atol=1e-10)
+                 "with the generator you were given (and no other source of randomness), in both modes.")
+    expect_close(out_nc[1], logits, f"{what}: logits without the cache vs with it", atol=1e-10)
     probs = torch.stack([reference.next_token_probs(logits[:, i], **options) for i in range(n_new)], dim=1)
-    drawn = probs.gather(-1, toks[:, 4:, None].long())[..., 0]                     # (3, n_new)
+    drawn = probs.gather(-1, toks[:, 4:, None])[..., 0]                            # (3, n_new)
     expect_true(bool((drawn > 0).all()),
                 f"{what}: a generated token has probability 0 after filtering: draw each token with sample_next "
                 "from that step's logits and the given temperature, top_k and top_p.")
 
 
-def _linear_steps_problem(shapes, B, T0, n_new, n_layers):
-    """'' if the recorded attention shapes are those of a cache, else what is wrong."""
-    if len(shapes) % n_layers:
-        return f"{len(shapes)} one_head_attention calls for {n_layers} layers"
-    seen = 0
-    for i in range(0, len(shapes), n_layers):
-        group = shapes[i:i + n_layers]
-        b, n_q, n_k = group[0]
-        if any(list(s) != list(group[0]) for s in group) or b != B:
-            return f"the layers of one step computed different shapes {group}"
-        if n_k != seen + n_q:
-            return (f"after {seen} positions, {n_q} new queries attended to {n_k} keys (expected {seen + n_q}: "
-                    f"the {seen} cached ones and the {n_q} new ones, each once)")
-        if seen >= T0 and n_q != 1:
-            return f"after the prompt, a step computed ({b}, {n_q}, {n_k}) weights (one new query expected)"
-        seen += n_q
-    if seen < T0 + n_new - 1:
-        return f"only {seen} positions were fed"
-    return ""
+MARK_HINT = ("With use_cache=True, generate feeds the prompt once and then only the token just drawn; in every layer "
+             "forward passes the new keys and values to cache.update ONCE and attends to exactly what update returns. "
+             "The grader checks this from the logits: it runs your generate with a KVCache whose update stores "
+             "marked keys and values (each position's key times {key}, value times {value}, the first time that "
+             "position is stored), and computes the reference the same way. The logits follow the marks only when "
+             "every step reads the past from the cache.")
 
 
-def test_per_step_scores_linear(student, reference, gen):
-    """generate: with the cache, each step's attention is one query against the prefix (linear work)"""
+def test_generate_reads_the_cache(student, reference, gen):
+    """generate: with the cache, each step reads the stored keys and values (the prefix is not recomputed)"""
     n_layers, B, T0, n_new = 2, 2, 5, 8
     prm = params(gen, n_layers=n_layers)
     prompt = tokens(B, T0, 9, gen)
-    args, kwargs = (prm, prompt, n_new), {"temperature": 0.0, "use_cache": True}
-    want = helpers().record_shapes(reference, "generate", *args, **kwargs)["shapes"]
+    kwargs = {"temperature": 0.0}
+    marks = helpers()
+    want_tokens, want_logits = marks.run_with_marked_cache(reference, prm, prompt, n_new, **kwargs)
+    plain = reference.generate(prm, prompt, n_new, use_cache=False, **kwargs)[1]
+    if float((want_logits - plain).abs().max()) < 1e-3:                         # the grader's own invariant
+        raise RuntimeError("decoding: the marked cache does not change the reference's logits")
+    what = (f"generate(params with {n_layers} layers, prompt ({B}, {T0}), n_new={n_new}, temperature=0, use_cache=True) "
+            "with a cache that marks what it stores")
+    call = lambda m: marks.run_with_marked_cache(m, prm, prompt, n_new, **kwargs)[1]  # noqa: E731
+    with replay(call):
+        got = student.helper("generate_with_marked_cache", prm, prompt, n_new, **kwargs)
+    expect_true(isinstance(got, (tuple, list)) and len(got) == 2, f"{what} must return (tokens, logits).")
+    hint = MARK_HINT.format(key=marks.KEY_MARK, value=marks.VALUE_MARK)
+    logits = torch.as_tensor(got[1])
+    if tuple(logits.shape) == tuple(want_logits.shape):
+        logits = finite(logits, f"{what}: the logits", call=call)
+        if bool(torch.allclose(logits, plain, atol=1e-8, rtol=0)):
+            hint = ("Your logits are those of recomputing the whole prefix at every step, unmarked: with "
+                    "use_cache=True your generate never reads the keys and values stored by cache.update. ") + hint
+    expect_close(logits, want_logits, f"{what}: the logits of each step", atol=1e-10, call=call,  # float64 round-off
+                 hint=hint)
+    expect_close(got[0], want_tokens, f"{what}: the tokens", atol=0, hint=hint)
 
-    def shapes_of(module):
-        return helpers().record_shapes(module, "generate", *args, **kwargs)["shapes"]
 
-    with replay(shapes_of):
-        got = student.helper("attention_shapes", "generate", *args, **kwargs)["shapes"]
-    problem = _linear_steps_problem(got, B, T0, n_new, n_layers)
-    expect_true(
-        not problem,
-        f"generate(params, prompt ({B}, {T0}), n_new={n_new}, use_cache=True): the attention weights your code "
-        f"computed (shapes recorded from one_head_attention, in order: {[tuple(s) for s in got][:12]}"
-        f"{' ...' if len(got) > 12 else ''}) are not a cache's: {problem}. The reference computes "
-        f"{[tuple(s) for s in want[::n_layers]]} (one per step, in every layer). Feed the prompt once, then only the "
-        "new token: its query against the cached keys is a (B, 1, t) score row, linear in t, not (t, t).",
-        call=shapes_of, got=got,
-    )
+def _any_call_wrong(results, wants):
+    """1.0 if a call raised or gave other tokens than the reference, else 0.0."""
+    for result, want in zip(results, wants):
+        if isinstance(result, str) or not isinstance(result, (tuple, list)) or len(result) != 2:
+            return 1.0
+        got = torch.as_tensor(result[0])
+        if tuple(got.shape) != tuple(want.shape) or got.is_floating_point() or not torch.equal(got.long(), want):
+            return 1.0
+    return 0.0
 
 
-def _repeat_differs(generate, prm, p1, p2, n_new):
-    """1.0 if generating from p1 again, after p1 and p2, gives other tokens (or raises), else 0.0."""
-    first = torch.as_tensor(generate(prm, p1, n_new, temperature=0.0, use_cache=True)[0])
-    try:
-        generate(prm, p2, n_new, temperature=0.0, use_cache=True)
-        again = torch.as_tensor(generate(prm, p1, n_new, temperature=0.0, use_cache=True)[0])
-    except Exception:  # noqa: BLE001 - a stale cache often overflows max_len: that is the symptom too
-        return 1.0
-    return float(not torch.equal(first, again))
+def _fresh_dicts_wrong(generate, prm, calls, wants):
+    """_any_call_wrong over the calls, each given its own copy of the params (as the seam sends them)."""
+    results = []
+    for args, kwargs in calls:
+        try:
+            results.append(generate({k: v.clone() for k, v in prm.items()}, *args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - a failing call is a wrong call (a stale cache often overflows)
+            results.append(f"raised {type(exc).__name__}")
+    return _any_call_wrong(results, wants)
+
+
+def _describe_calls(results, wants, names):
+    parts = []
+    for name, result, want in zip(names, results, wants):
+        if isinstance(result, str):
+            parts.append(f"{name} {result[:160]}")
+        elif _any_call_wrong([result], [want]):
+            parts.append(f"{name} gave other tokens than a first call would")
+        else:
+            parts.append(f"{name} was right")
+    return "; ".join(parts)
 
 
 def test_fresh_cache_each_call(student, reference, gen):
-    """generate: each call starts from an empty cache (nothing is kept between calls)"""
+    """generate: each call starts from an empty cache (nothing is kept between calls, even with the same params)"""
     prm = params(gen, max_len=40)
     p1, p2 = tokens(2, 4, 9, gen), tokens(2, 6, 9, gen)
+    kwargs = {"temperature": 0.0, "use_cache": True}
     # The first call must be right too, or a generate that ignores its prompt would "repeat itself".
-    want = torch.as_tensor(reference.generate(prm, p1, 5, temperature=0.0, use_cache=True)[0])
-    first = student.generate(prm, p1, 5, temperature=0.0, use_cache=True)[0]
-    expect_close(derived(first, torch.as_tensor(first)), want, "generate(params, prompt A, 5, temperature=0): the tokens",
-                 atol=0)
-    call = lambda m: _repeat_differs(m.generate, prm, p1, p2, 5)  # noqa: E731
-    with replay(call):
-        got = _repeat_differs(student.generate, prm, p1, p2, 5)
+    want = torch.as_tensor(reference.generate(prm, p1, 5, **kwargs)[0])
+    first = student.generate(prm, p1, 5, **kwargs)[0]
+    expect_close(derived(first, torch.as_tensor(first)), want, "generate(params, prompt A (2, 4), 5, temperature=0): "
+                 "the tokens (a first call; this test then checks that calls do not affect each other)", atol=0)
+    calls = [[[p1, 5], kwargs], [[p2, 5], kwargs], [[p1, 5], kwargs]]
+    wants = [torch.as_tensor(reference.generate(prm, *args, **kw)[0]) for args, kw in calls]
+    # 1. B, then A again, each call with its own copy of the params (the seam sends a fresh copy every call): a cache
+    #    kept at module level or as a default argument shows. 2. A, B, A with the SAME params object (run in the
+    #    worker, where that object lives): a cache remembered per params or per model shows too.
+    seam_results = []
+    for args, kw in calls[1:]:
+        try:
+            seam_results.append(student.generate(prm, *args, **kw))
+        except Feedback as exc:  # the student's code raised: a wrong call (the message is shown below)
+            seam_results.append(f"raised: {str(exc)[:160]}")
+    shared_results = student.helper("generate_calls", prm, calls)
+    got = [_any_call_wrong(seam_results, wants[1:]), _any_call_wrong(shared_results, wants)]
+    call = lambda m: [_fresh_dicts_wrong(m.generate, prm, calls[1:], wants[1:]),  # noqa: E731
+                      _any_call_wrong(helpers().run_generate_calls(m, prm, calls), wants)]
     expect_true(
-        got == 0.0,
-        "generate(params, prompt A, 5, temperature=0) called again after two calls gave other tokens than the first "
-        "time (or failed): state from an earlier call leaked in. Create a new KVCache inside generate, every call "
-        "(not at module level, not as a default argument).",
+        got == [0.0, 0.0],
+        "generate(params, prompt A (2, 4), 5, temperature=0, use_cache=True) after a first call: "
+        + _describe_calls(seam_results, wants[1:], ["then with prompt B (2, 6)", "then with prompt A again"])
+        + ". Then three calls with one and the same params dict: "
+        + _describe_calls(shared_results, wants, ["prompt A", "then prompt B", "then prompt A again"])
+        + ". State from an earlier call leaked into a later one. Create a new KVCache inside generate, on every call "
+        "(not at module level, not as a default argument, not remembered per params dict or per model).",
         call=call, got=got,
     )
 

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from support_decoding import SIGMAS, distinct_logits, fmt
+from support_decoding import SIGMAS, distinct_logits, finite, fmt, token_ids
 
 from autograder.checks import expect_close, expect_raises, expect_true, replay
 
@@ -81,6 +81,11 @@ def test_top_k_matches_reference(student, reference, gen, k):
     _compare_probs(student, reference, logits, temperature=0.8, top_k=k)
 
 
+def _kept_values(row):
+    row = torch.as_tensor(row).double()
+    return row[row > 0]
+
+
 def test_top_k_ties_keep_exactly_k(student, gen):
     """next_token_probs: top-k keeps exactly k tokens when there are ties at the boundary"""
     # row r: the k-th and (k+1)-th largest logits are equal
@@ -89,7 +94,8 @@ def test_top_k_ties_keep_exactly_k(student, gen):
                            [1.0, 1.0, 1.0, 1.0, 0.0]], dtype=torch.float64)
     k = 2
     call = _probs_call(logits, top_k=k)
-    probs = torch.as_tensor(student.next_token_probs(logits, top_k=k)).detach().double()
+    probs = finite(student.next_token_probs(logits, top_k=k), f"next_token_probs(logits (3, 5) with ties, top_k={k})",
+                   call=call)
     kept = (probs > 0).sum(-1)
     expect_true(
         bool((kept == k).all()),
@@ -106,7 +112,98 @@ def test_top_k_ties_keep_exactly_k(student, gen):
         )
         want = torch.softmax(logits[row][keep], -1)
         expect_close(probs[row][keep], want, f"next_token_probs(..., top_k={k}), row {row}: the kept probabilities",
-                     atol=1e-12, call=call, hint="Renormalise over the kept tokens.")
+                     atol=1e-12, call=lambda m, row=row: _kept_values(m.next_token_probs(logits, top_k=k)[row]),
+                     hint="Renormalise over the kept tokens.")
+
+
+# Greedy is the argmax, not a limit: tied maxima (the first wins, as torch.argmax), maxima closer than any "tiny
+# temperature" resolves, logits so large that logits / 1e-8 overflows. top_k and top_p cannot change the argmax.
+TIED = torch.tensor([[1.0, 3.0, 0.0, 3.0, -2.0, 3.0],                          # tied maxima at 1, 3, 5
+                     [5.0, 5.0, 1.0, 0.0, 2.0, 4.0],                           # at 0, 1
+                     [0.0, -1.0, 2.0, 2.0, 2.0, 2.0]], dtype=torch.float64)    # at 2, 3, 4, 5
+EXTREME = torch.tensor([[0.5, 0.5 + 2e-9, -1.0, 0.25, 0.5, 0.0],               # the maximum 2e-9 above the next
+                        [1e300, -1e300, 5e299, 0.0, -3e299, 9.9e299],           # finite, but / 1e-8 overflows
+                        [-7.0, -7.0 + 1e-12, -7.0, -9.0, -8.0, -7.5]], dtype=torch.float64)
+GREEDY_TIES = {
+    "tied maxima": (TIED, {"temperature": 0.0}),
+    "tied maxima, top_k=1": (TIED, {"temperature": 0.0, "top_k": 1}),
+    "tied maxima, top_k=2": (TIED, {"temperature": 0.0, "top_k": 2}),
+    "tied maxima, top_p=0.3": (TIED, {"temperature": 0.0, "top_p": 0.3}),
+    "maxima 2e-9 apart, logits of size 1e300": (EXTREME, {"temperature": 0.0}),
+}
+
+
+def _first_argmax(logits):
+    rows = logits.tolist()
+    return torch.tensor([row.index(max(row)) for row in rows])                 # the first of tied maxima
+
+
+@pytest.mark.parametrize("case", list(GREEDY_TIES), ids=list(GREEDY_TIES))
+def test_greedy_first_argmax(student, seed, case):
+    """next_token_probs: temperature 0 is exactly the first argmax (ties, near-ties, huge logits, with top_k/top_p)"""
+    logits, kwargs = GREEDY_TIES[case]
+    first = _first_argmax(logits)                                              # (3,)
+    want = torch.nn.functional.one_hot(first, logits.shape[-1]).to(torch.float64)
+    what = f"next_token_probs(logits (3, 6) with {case.split(',')[0]}, {_args(kwargs)})"
+    expect_close(
+        student.next_token_probs(logits, **kwargs), want, what, atol=0,  # exactly one-hot
+        hint=f"Temperature 0 is greedy: probability 1 on the argmax, the FIRST one when maxima tie (torch.argmax), "
+        f"whatever top_k and top_p say (they cannot remove the argmax). Expected the tokens {first.tolist()}. "
+        "A tiny temperature (softmax(logits / 1e-8)) is not greedy: it splits the mass between tied or nearly tied "
+        "maxima and overflows to NaN for large logits. Filtering with top_k first may keep another of the tied "
+        "tokens. Special-case T = 0 with argmax before anything else.",
+    )
+
+    def drawn(module):
+        return module.sample_next(logits, generator=torch.Generator().manual_seed(seed), **kwargs)
+
+    with replay(drawn):
+        got = student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs)
+    expect_close(
+        token_ids(got, f"sample_next(logits (3, 6), {_args(kwargs)})", 6, call=drawn), first,
+        f"sample_next(logits (3, 6) with {case.split(',')[0]}, {_args(kwargs)}): the tokens", atol=0, call=drawn,
+        hint="Temperature 0: return the argmax of each row (the first of tied maxima), without drawing.",
+    )
+
+
+# Uniform rows: every probability, every running total and the threshold are exact binary fractions, so a token
+# whose preceding mass equals top_p exactly is met exactly on every machine. The contract keeps a token while the
+# mass BEFORE it is below top_p: that token is dropped. Which of the tied tokens stay is unspecified; how many is not.
+EXACT_THRESHOLD = {
+    "4 equal tokens, top_p=0.5": (4, {"top_p": 0.5}, 2),
+    "8 equal tokens, temperature=2, top_p=0.625": (8, {"temperature": 2.0, "top_p": 0.625}, 5),
+    "8 equal tokens, top_k=4, top_p=0.75": (8, {"top_k": 4, "top_p": 0.75}, 3),
+}
+
+
+def _kept_sorted(probs):
+    """Per row: [number kept, then the probabilities in decreasing order]; all NaN when a value is not finite (a
+    replayed mistake's NaN is never sorted: how a sort orders NaN is not the same on every machine)."""
+    if not bool(torch.isfinite(probs).all()):
+        return torch.full((probs.shape[0], probs.shape[-1] + 1), float("nan"), dtype=torch.float64)
+    kept = (probs > 0).sum(-1).double()                                        # (rows,)
+    return torch.cat([kept[:, None], probs.sort(dim=-1, descending=True).values], dim=-1)
+
+
+@pytest.mark.parametrize("case", list(EXACT_THRESHOLD), ids=list(EXACT_THRESHOLD))
+def test_top_p_exact_threshold(student, case):
+    """next_token_probs: top-p drops the token whose preceding mass equals top_p exactly"""
+    V, kwargs, n_kept = EXACT_THRESHOLD[case]
+    logits = torch.zeros(2, V, dtype=torch.float64)                            # (2, V) every token equally likely
+    what = f"next_token_probs(logits (2, {V}) all equal, {_args(kwargs)})"
+    call = lambda m: _kept_sorted(torch.as_tensor(m.next_token_probs(logits, **kwargs)).double())  # noqa: E731
+    probs = finite(student.next_token_probs(logits, **kwargs), what, call=call)
+    want = torch.zeros(2, V, dtype=torch.float64)
+    want[:, :n_kept] = 1.0 / n_kept
+    got = _kept_sorted(probs) if tuple(probs.shape) == (2, V) else probs
+    expect_close(
+        got, _kept_sorted(want), f"{what}: [number of tokens kept, then the probabilities in decreasing order] per row",
+        atol=1e-12, call=call,  # float64 round-off of 1 / n_kept
+        hint=f"Here the sorted probabilities are exact binary fractions and the mass of the first {n_kept} tokens is "
+        f"exactly top_p={kwargs['top_p']}: keep a token when the mass of the tokens BEFORE it is below top_p "
+        f"(strictly), so exactly {n_kept} tokens stay, each 1/{n_kept}. `before <= top_p` (or a cumulative mass "
+        "`> top_p` shifted right by one, as in the classic top_k_top_p_filtering) keeps one token too many.",
+    )
 
 
 @pytest.mark.parametrize("top_p", [0.3, 0.6, 0.9, 1.0])
@@ -150,7 +247,8 @@ def test_single_token_exact(student, gen, seed, case):
         return float((torch.as_tensor(draws) != want).any())
 
     with replay(wrong_rows):
-        got = torch.as_tensor(student.sample_next(logits, generator=generator, **kwargs))
+        got = token_ids(student.sample_next(logits, generator=generator, **kwargs),
+                        f"sample_next(400 rows of logits (400, 6), {_args(kwargs)})", 6)
     bad = int((got.reshape(-1)[: want.numel()] != want).sum()) if got.numel() == want.numel() else want.numel()
     expect_true(
         got.shape == want.shape and bad == 0,
@@ -173,7 +271,7 @@ N_DRAWS = 20000
 def _frequency_failures(tokens, probs):
     """Per token: 2 if drawn although dropped, 1 / -1 if its frequency is more than SIGMAS sigmas above / below
     its probability, else 0; and the frequencies."""
-    counts = torch.bincount(tokens.reshape(-1).long().clamp(0, probs.numel() - 1), minlength=probs.numel()).double()
+    counts = torch.bincount(tokens.reshape(-1).long(), minlength=probs.numel()).double()  # ids checked in range
     freq = counts / tokens.numel()
     bound = SIGMAS * torch.sqrt(probs * (1 - probs) / tokens.numel()) + 1.0 / tokens.numel()
     flags = torch.where(freq > probs + bound, 1.0, torch.where(freq < probs - bound, -1.0, 0.0))
@@ -194,7 +292,8 @@ def test_sample_frequencies(student, reference, gen, seed, case):
         return _frequency_failures(torch.as_tensor(draws), probs)[0]
 
     with replay(failures):
-        tokens = torch.as_tensor(student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs))
+        tokens = token_ids(student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs),
+                           f"sample_next(logits ({N_DRAWS}, 7), {_args(kwargs)})", 7)
     expect_true(
         tokens.numel() == N_DRAWS,
         f"sample_next(logits ({N_DRAWS}, 7), ...): expected one token per row ({N_DRAWS}), got shape {tuple(tokens.shape)}.",
@@ -211,31 +310,36 @@ def test_sample_frequencies(student, reference, gen, seed, case):
     )
 
 
-def _two_runs_differ(sample_next, make_gen, reseed_global, logits, seed):
-    """1.0 if two draws with the same seed differ when the global generator is reseeded in between, else 0.0."""
-    reseed_global(seed + 1)
-    first = torch.as_tensor(sample_next(logits, temperature=1.3, generator=make_gen(seed + 5)))
-    reseed_global(seed + 2)
-    second = torch.as_tensor(sample_next(logits, temperature=1.3, generator=make_gen(seed + 5)))
-    return float(not torch.equal(first, second))
+def _delayed_draws_differ(sample_next, make_gen, logits, seed):
+    """1.0 if a generator seeded with ``seed`` draws other tokens when another generator was seeded (seed + 7) between
+    its seeding and the draw than a fresh one seeded with ``seed`` and used at once, else 0.0."""
+    fresh = torch.as_tensor(sample_next(logits, temperature=1.3, generator=make_gen(seed)))
+    g = make_gen(seed)
+    make_gen(seed + 7)                                                         # must change nothing: g has its own state
+    delayed = torch.as_tensor(sample_next(logits, temperature=1.3, generator=g))
+    return float(fresh.shape != delayed.shape or not torch.equal(fresh, delayed))
 
 
 def test_generator_reproducible(student, seed):
     """sample_next: draws only from the generator (the global random state changes nothing)"""
     logits = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).repeat(300, 1)  # (300, 6)
-    make_gen = lambda s: student.helper("seeded_generator", s)  # noqa: E731 - built in the worker
-    got = _two_runs_differ(student.sample_next, make_gen, lambda s: student.helper("set_global_seed", s), logits, seed)
+    # Generators are built in the worker (they cannot cross the process boundary); nothing here trusts them to be
+    # honest: only the tokens are compared, and they agree only if every draw came from the generator's own state.
+    make_gen = lambda s: student.helper("seeded_generator", s)  # noqa: E731
+    sample = lambda *a, **k: token_ids(student.sample_next(*a, **k), "sample_next(logits (300, 6), ...)", 6)  # noqa: E731
+    call = lambda m: _delayed_draws_differ(m.sample_next, lambda s: torch.Generator().manual_seed(s), logits, seed)  # noqa: E731
+    with replay(call):
+        got = _delayed_draws_differ(sample, make_gen, logits, seed)
     expect_true(
         got == 0.0,
-        "sample_next(logits (300, 6), temperature=1.3, generator=torch.Generator().manual_seed(s)) gave different "
-        "tokens in two runs with the same seed, when the global random generator had been reseeded in between: "
-        "your draws use the global generator. Pass generator=generator to torch.multinomial (or torch.rand).",
-        call=lambda m: _two_runs_differ(m.sample_next, lambda s: torch.Generator().manual_seed(s), torch.manual_seed,
-                                        logits, seed),
-        got=got,
+        "sample_next(logits (300, 6), temperature=1.3, generator=g): g = torch.Generator().manual_seed(s), then another "
+        "generator seeded with s + 7, then the draw with g, gave other tokens than a fresh generator seeded with s used "
+        "at once: your draws do not come (only) from the generator you are given. Pass generator=generator to "
+        "torch.multinomial (or torch.rand), and use no other source of randomness.",
+        call=call, got=got,
     )
-    a = torch.as_tensor(student.sample_next(logits, generator=make_gen(seed)))
-    b = torch.as_tensor(student.sample_next(logits, generator=make_gen(seed + 100)))
+    a = sample(logits, generator=make_gen(seed))
+    b = sample(logits, generator=make_gen(seed + 100))
     expect_true(
         not torch.equal(a, b),
         "sample_next(logits (300, 6), generator=...): two different seeds gave identical tokens: draw with the generator.",

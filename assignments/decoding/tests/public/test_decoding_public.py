@@ -2,9 +2,9 @@
 
 The handout's worked examples, in a few seconds. Passing them is a good sign,
 not a guarantee: the grader also checks many random logits against the exact
-distributions, the frequencies of thousands of seeded draws, the cache step by
-step, the shapes of the attention your cached steps compute, and generation
-against a reference.
+distributions, ties and other corners, the frequencies of thousands of seeded
+draws, the cache step by step, whether your cached steps read what the cache
+holds, and generation against a reference.
 """
 
 import math
@@ -58,13 +58,16 @@ def test_sample_greedy_and_seeded(student):
     expect_close(got, torch.tensor([1, 2]), "sample_next(logits (2, 3), temperature=0)", atol=0,
                  hint="Temperature 0 is greedy: the argmax of each row.")
     many = logits.repeat(200, 1)                                                 # (400, 3)
-    first = student.sample_next(many, temperature=1.5, generator=_generator(student, 7))
+    g = _generator(student, 7)
+    _generator(student, 8)                                                       # another seed in between: no effect
+    first = student.sample_next(many, temperature=1.5, generator=g)
     again = student.sample_next(many, temperature=1.5, generator=_generator(student, 7))
     expect_shape(first, (400,), "sample_next(logits (400, 3), ...): one token per row")
     expect_true(
         bool(torch.equal(torch.as_tensor(first), torch.as_tensor(again))),
-        "sample_next(..., generator=torch.Generator().manual_seed(7)) twice gave different tokens: draw only with "
-        "the generator you are given (torch.multinomial(probs, 1, generator=generator)).",
+        "sample_next(..., generator=torch.Generator().manual_seed(7)) twice (another generator seeded with 8 in "
+        "between the first one's seeding and its draw) gave different tokens: draw only with the generator you are "
+        "given (torch.multinomial(probs, 1, generator=generator)).",
     )
 
 
