@@ -29,10 +29,35 @@ class Feedback(AssertionError):
     it should have raised.
     """
 
-    def __init__(self, message: str, call: Any = None, got: Any = None) -> None:
+    kind = "wrong"  # how the test ended: see KINDS (set where it happens, never read from the message)
+
+    def __init__(self, message: str, call: Any = None, got: Any = None, kind: str | None = None) -> None:
         super().__init__(message)
         self.call = call if call is not None else call_that_produced(got)
         self.got = got
+        if kind is not None:
+            self.kind = kind
+
+
+# How a test (or a submission) can end, as data: set where it happens, carried in results.json
+# (``extra_data.kind``), read by the dashboard, the gradebook's flags and the summaries.
+KINDS = {
+    "passed": "passed",
+    "wrong": "a check failed on the values the code returned",
+    "raised": "the student's code raised an exception",
+    "not-implemented": "the function is not written yet (NotImplementedError)",
+    "missing": "the file has no such function or class",
+    "unreadable": "the code returned something the check could not read (type or shape)",
+    "timeout": "the student's code ran out of time",
+    "crash": "the student's process stopped or was killed while answering",
+    "memory": "the student's code used more memory, processes or disk than allowed",
+    "exit": "the student's code exited the worker itself (SystemExit, KeyboardInterrupt)",
+    "channel": "the worker sent what no honest worker sends (the grader's channel was interfered with)",
+    "banned": "the code used a function the assignment bans",
+    "skipped": "the test was skipped from inside the student's code",
+    "not-run": "not run: an earlier failure of the same function, or the run's time limit",
+    "import-error": "the file could not be imported",
+}
 
 
 # Which student call produced a value (recorded by the seam, ``autograder/seam.py``), so a check

@@ -49,6 +49,12 @@ def _cmd_seeds(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _cmd_determinism(args: argparse.Namespace) -> int:
+    from .determinism import main as determinism_main
+
+    return determinism_main(args.assignments or list_assignments(), args.settings)
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -140,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--first", type=int, default=1, help="the first seed (grading's own is 0)")
     p.set_defaults(func=_cmd_seeds)
+
+    p = sub.add_parser("determinism", help="grade the catalogue again under other CPU kernels, threads and hash seeds; "
+                       "compare with the release's own gradings")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--settings", nargs="+", default=["pinned", "unpinned"], choices=["pinned", "unpinned"])
+    p.set_defaults(func=_cmd_determinism)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)

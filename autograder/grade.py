@@ -91,11 +91,11 @@ def grade_submission(
     started = time.monotonic()
     reserve = None
     if results_path is not None:
-        write_results(results_path, failure_document(PLACEHOLDER))
+        write_results(results_path, failure_document(PLACEHOLDER, kind="unfinished"))
         reserve = _reserve_space(Path(results_path).parent)
     import torch
 
-    torch.set_num_threads(1)  # Gradescope gives half a CPU; the references and the diagnosis are small
+    torch.set_num_threads(numerics.torch_threads())  # 1: Gradescope gives half a CPU, and sums split alike everywhere
     workdir = Path(tempfile.mkdtemp(prefix="kit-grade-"))
     student = None
     try:
@@ -106,7 +106,8 @@ def grade_submission(
             normalised = workdir / assignment.submit_file
             normalise_source(found, normalised)
         except SubmissionProblem as exc:
-            document = failure_document(f"Score 0: {exc}", time.monotonic() - started)
+            extra = {"links": budget.links} if budget.links else None
+            document = failure_document(f"Score 0: {exc}", time.monotonic() - started, extra, kind="ungradable")
             return _finish(results_path, document, [], reserve)
 
         static_banned = scan_source(normalised.read_text(encoding="utf-8"), assignment.banned)
@@ -140,6 +141,7 @@ def grade_submission(
         finally:
             sys.path.remove(str(assignment.tests_dir))
         stopped = sorted(student.timed_out)  # functions that hung, crashed or ran out of memory
+        load_kind = student.load_kind
         student.close()
         student = None
         tests = list(plugin.results.values())
@@ -157,7 +159,11 @@ def grade_submission(
         extra = {"config_errors": plugin.config_errors} if plugin.config_errors else {}
         if stopped:  # the self-check never caches such a result: a loaded machine can cause it
             extra["stopped"] = stopped
-        extra = extra or None
+        extra["kind"] = "grader-error" if plugin.config_errors else "import-error" if load_error else "graded"
+        if budget.links:
+            extra["links"] = budget.links  # symbolic links in the upload (skipped, never followed)
+        if load_error:
+            extra["load"] = load_kind or "import-error"  # what happened while importing (checks.KINDS)
         document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra, assignment=assignment)
         return _finish(results_path, document, plugin.config_errors, reserve)
     except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result
@@ -170,6 +176,7 @@ def grade_submission(
         document = failure_document(
             f"Score 0: the grader hit an internal error ({type(exc).__name__}). Course staff can see the details in the log.",
             time.monotonic() - started,
+            kind="grader-error",
         )
         return _finish(results_path, document, [f"internal error: {exc}"], reserve)
     finally:

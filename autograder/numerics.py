@@ -40,6 +40,13 @@ def pin() -> bool:
     return "torch" not in sys.modules
 
 
+def torch_threads() -> int:
+    """1, except in the kit's own unpinned determinism check (``KIT_TORCH_THREADS``)."""
+    if os.environ.get("KIT_UNPINNED_NUMERICS") == "1":
+        return int(os.environ.get("KIT_TORCH_THREADS", "1"))
+    return 1
+
+
 def describe() -> str:
     """One line for the grader's log: the kernels in use."""
     import torch

@@ -42,84 +42,59 @@ FLAG_LABELS = {
 }
 ATTENTION_FLAGS = ("grader-error", "attack", "ungradable", "import-error", "crash", "timeout", "banned-call", "zero")
 
-# What the grader writes when something other than a wrong answer happened (seam.py,
-# sandbox.py, grade.py, scoring.py). Matched on the grader's own text, never on what the
-# student's code printed (that part of a test's output is cut off before matching).
-SIGNALS: list[tuple[str, re.Pattern, str]] = [
-    ("timeout", re.compile(r"did not finish within the time limit|reached the time limit"), "ran out of time"),
-    (
-        "crash",
-        re.compile(r"process was killed|worker stopped answering|used more than \d+ MB|the process stopped"),
-        "the student's process crashed or hit the memory/process limit",
-    ),
-    ("attack", re.compile(r"exited with status"), "the code exited the grader's worker itself (sys.exit/os._exit)"),
-    ("attack", re.compile(r"not run \(skipped\)"), "tests were skipped from inside the student's code"),
-    (
-        "attack",
-        re.compile(
-            r"interfered with the grader's channel|channel violation|malformed (answer|message)|unrequested|forged|symbolic link|\(a link\)",
-            re.I,
-        ),
-        "the grader reported a channel violation, or links in the upload",
-    ),
-    ("banned-call", re.compile(r"which this assignment does not allow"), "called a function the assignment bans"),
-]
-# Keys of a results document's extra_data (top level or per test) that name a security event.
-SUSPICIOUS_KEY = re.compile(r"violation|attack|forged|killed|security|suspicious|tamper", re.I)
-PRINTED_MARK = "\n\nYour code printed:\n"
-
-
-def _grader_text(text: str) -> str:
-    """The grader's part of a test's output (the student's printed output cut off)."""
-    return (text or "").split(PRINTED_MARK, 1)[0]
+# Flags are facts the grader recorded where they happened (``extra_data.kind`` of the document and of
+# each test, see checks.KINDS and results.SUBMISSION_KINDS), never patterns in its text: nothing a
+# student's code prints can raise or hide a flag.
+TEST_KIND_FLAGS = {
+    "timeout": ("timeout", "ran out of time"),
+    "crash": ("crash", "the student's process stopped or was killed while answering"),
+    "memory": ("crash", "hit the memory, process or disk limit"),
+    "exit": ("attack", "the code exited the grader's worker itself (SystemExit, KeyboardInterrupt)"),
+    "skipped": ("attack", "tests were skipped from inside the student's code"),
+    "channel": ("attack", "the worker sent what no honest worker sends (the grader's channel was interfered with)"),
+    "banned": ("banned-call", "called a function the assignment bans"),
+}
+SUBMISSION_KIND_FLAGS = {
+    "grader-error": "grader-error",
+    "unfinished": "grader-error",
+    "ungradable": "ungradable",
+    "import-error": "import-error",
+}
 
 
 def submission_flags(document: dict) -> list[tuple[str, str]]:
     """(flag, reason) pairs for one results document, most serious first, one per flag."""
     found: dict[str, str] = {}
-    output = _grader_text(document.get("output", ""))
     tests = document.get("tests") or []
     extra = document.get("extra_data") or {}
+    kind = extra.get("kind") or ("graded" if tests else "ungradable")  # documents of kits before 0.4 have no kind
+    output = document.get("output", "") or ""
+    first_line = next((line.strip() for line in output.splitlines() if line.strip()), "")
     if extra.get("config_errors"):
         found["grader-error"] = "the grader's configuration has errors: " + "; ".join(map(str, extra["config_errors"]))[:300]
-    if output.startswith("Grading did not finish") or "grader hit an internal error" in output or "grader error" in output:
-        found["grader-error"] = output.splitlines()[0][:300]
-    elif not tests and output.startswith("Score 0:"):
-        found["ungradable"] = output[len("Score 0:") :].strip()[:400]
-    # The load error is a paragraph of its own; summaries may quote it inside a longer line.
-    imported = re.search(r"^\S+\.py could not be imported: [^\n]*", output, re.M) or re.search(
-        r"\S+\.py could not be imported: [^\n;]*", output
-    )
-    if imported:
-        found["import-error"] = imported.group(0)[:300]
-    texts = [output] + [_grader_text(t.get("output", "")) for t in tests]
-    for flag, pattern, reason in SIGNALS:
-        if flag in found:
-            continue
-        for text in texts:
-            match = pattern.search(text)
-            if match:
-                found[flag] = f"{reason} ({_sentence_around(text, match)})"
-                break
-    for where in [extra] + [t.get("extra_data") or {} for t in tests]:
-        for key, value in where.items():
-            if SUSPICIOUS_KEY.search(str(key)) and value and "attack" not in found:
-                found["attack"] = f"results say {key}: {json.dumps(value)[:200]}"
+    if kind in SUBMISSION_KIND_FLAGS and SUBMISSION_KIND_FLAGS[kind] not in found:
+        found[SUBMISSION_KIND_FLAGS[kind]] = first_line[:400]  # the grader's own score line: its reason
+    load = extra.get("load")
+    if load in TEST_KIND_FLAGS:  # what happened while importing (a hang, a memory bomb, an exit...)
+        flag, reason = TEST_KIND_FLAGS[load]
+        found.setdefault(flag, f"{reason}, while importing")
+    if extra.get("links"):
+        found.setdefault("attack", f"the upload held {extra['links']} symbolic link(s) (skipped, never followed)")
+    for t in tests:
+        test_kind = (t.get("extra_data") or {}).get("kind")
+        if test_kind in TEST_KIND_FLAGS:
+            flag, reason = TEST_KIND_FLAGS[test_kind]
+            found.setdefault(flag, f"{reason} (in: {t.get('name', '?')[:120]})")
     if float(document.get("score", 0) or 0) == 0:
         found["zero"] = "scored 0"
     return sorted(found.items(), key=lambda item: list(FLAG_LABELS).index(item[0]))
 
 
-def _sentence_around(text: str, match: re.Match) -> str:
-    start = text.rfind("\n", 0, match.start()) + 1
-    end = text.find("\n", match.end())
-    return text[start : end if end >= 0 else len(text)].strip()[:200]
-
-
 def function_of(test_name: str) -> str:
-    """The function or class a test grades: its display name up to the first colon."""
-    head = test_name.split(":", 1)[0].strip()
-    return head if head and ":" in test_name else "other"
+    """The function or class a test grades (one parser for every consumer: ``scoring.function_of``)."""
+    from .scoring import function_of as parse
+
+    return parse(test_name)
 
 
 @lru_cache(maxsize=None)

@@ -41,7 +41,7 @@ def results_document(
                 "status": "passed" if t.status == "passed" else "failed",
                 "visibility": t.visibility,
                 "output": t.output,
-                "extra_data": {"test": t.key, "mistakes": t.diagnoses},
+                "extra_data": {"test": t.key, "mistakes": t.diagnoses, "kind": t.kind},
             }
         )
     collapse_feedback(entries)
@@ -73,8 +73,18 @@ def _mistake_titles(assignment: Assignment | None) -> dict[str, str]:
         return {}
 
 
-def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None) -> dict:
-    """A valid score-0 document for when grading could not run (or has not finished)."""
+# How grading of a whole submission ended (``extra_data.kind`` of results.json), beside each test's kind.
+SUBMISSION_KINDS = {
+    "graded": "the tests ran",
+    "import-error": "the file could not be imported: no test could run",
+    "ungradable": "the upload holds no gradable file (the reason is the output)",
+    "grader-error": "the grader failed (internal error or misconfiguration): not the student's doing",
+    "unfinished": "grading did not finish (the placeholder written before grading starts)",
+}
+
+
+def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None, kind: str = "grader-error") -> dict:
+    """A valid score-0 document for when grading could not run (or has not finished): ``kind`` says which."""
     return {
         "score": 0,
         "execution_time": round(execution_time, 2),
@@ -82,7 +92,7 @@ def failure_document(message: str, execution_time: float = 0.0, extra: dict | No
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": [],
-        "extra_data": extra or {},
+        "extra_data": {**(extra or {}), "kind": kind},
     }
 
 

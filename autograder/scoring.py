@@ -39,6 +39,7 @@ class TestResult:
     output: str = ""
     visibility: str = "after_published"
     diagnoses: list[str] = field(default_factory=list)  # ids of catalogued mistakes recognised
+    kind: str = "not-run"  # how it ended (checks.KINDS), set where it happened; never read from the output
 
 
 class ScoringPlugin:
@@ -130,7 +131,7 @@ class ScoringPlugin:
         captures = hasattr(type(self.student), "output_mark")  # LocalStudent (in-process) captures nothing
         self._marks[item.nodeid] = self.student.output_mark() if captures else None
         if now >= self.run_deadline:
-            raise Feedback("not run: grading reached the time limit for the whole submission before this test")
+            raise Feedback("not run: grading reached the time limit for the whole submission before this test", kind="not-run")
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
@@ -140,9 +141,11 @@ class ScoringPlugin:
         if result is None:
             return
         if report.when == "call" and report.passed:
-            result.status, result.score = "passed", result.max_score
+            result.status, result.score, result.kind = "passed", result.max_score, "passed"
         elif report.failed and report.when in ("setup", "call"):
             result.status, result.score = "failed", 0.0
+            exc = call.excinfo.value if call.excinfo is not None else None
+            result.kind = exc.kind if isinstance(exc, Feedback) else "unreadable"
             result.output = self._failure_text(call.excinfo)
             if self.diagnoser is not None and call.excinfo is not None:
                 try:
@@ -153,7 +156,7 @@ class ScoringPlugin:
                 if text:  # placed when the run ends, once every test has been seen (_name_consistent_mistakes)
                     self._diagnosed[item.nodeid] = len(result.output)
         elif report.skipped and report.when in ("setup", "call"):
-            result.status, result.score = "failed", 0.0
+            result.status, result.score, result.kind = "failed", 0.0, "skipped"
             result.output = "not run (skipped)"
         if report.when == "teardown":
             mark = self._marks.pop(item.nodeid, None)
@@ -223,8 +226,12 @@ OPEN = {"hidden": 0, "after_published": 1, "after_due_date": 2, "visible": 3}  #
 
 
 def function_of(title: str) -> str:
-    """The function or class a test grades: the first word of its title (``"softmax: rows sum to 1"``)."""
-    return title.split(":", 1)[0].split()[0] if title.strip() else "?"
+    """The function or class a test grades: the title's first word before its colon (``"softmax: rows
+    sum to 1 [float32]"`` -> ``softmax``), ``other`` for a title without one. The one parser of titles:
+    the summary, the dashboard and the gradebook's columns all use it."""
+    head, colon, _ = title.partition(":")
+    words = head.split()
+    return words[0].rstrip(",") if colon and words else "other"
 
 
 def _category(title: str) -> str:
@@ -271,7 +278,7 @@ def function_summary(tests: list[TestResult], hidden_summary: str = "categories"
         later = [t for t in group if t.visibility != "visible"]
         parts = []
         failed_now = [t for t in seen_now if t.status != "passed"]
-        missing = any("NotImplementedError" in _first_line(t.output, 400) for t in group if t.status != "passed")
+        missing = any(t.kind == "not-implemented" for t in group if t.status != "passed")
         if missing:
             parts.append("not implemented yet")
         elif failed_now:

@@ -86,6 +86,7 @@ class RemoteStudent:
         self.worker: Worker | None = None
         self.generation = 0
         self.load_error: str | None = None
+        self.load_kind: str | None = None
         self.names: list[str] = []
         self.timed_out: set[str] = set()  # functions that hung or crashed the worker
         self.starts = 0
@@ -96,7 +97,8 @@ class RemoteStudent:
             # The full reason is the results page's top message; repeating it in every test
             # would multiply whatever the student's code printed or raised.
             raise StudentCodeError(
-                f"{self.module_name}.py could not be imported, so this test could not run (the reason is at the top)."
+                f"{self.module_name}.py could not be imported, so this test could not run (the reason is at the top).",
+                kind="import-error",
             )
         if self.worker is not None and self.worker.alive():
             return self.worker
@@ -110,11 +112,11 @@ class RemoteStudent:
             answer = self.worker.request({"op": "load"}, min(time.monotonic() + self.load_timeout, self.run_deadline))
         except (WorkerDied, WorkerTimeout, WorkerMemory, WorkerProtocol) as exc:
             self.load_error = f"{self.module_name}.py could not be imported: " + _worker_failure(exc, self.limits)
-            raise StudentCodeError(self.load_error) from None
+            raise StudentCodeError(self.load_error, kind=_failure_kind(exc)) from None
         if "error" in answer:
             self.worker.kill()
             self.load_error = _import_failure(self.module_name, answer["error"])
-            raise StudentCodeError(self.load_error)
+            raise StudentCodeError(self.load_error, kind="import-error")
         try:
             loaded = wire.decode(answer["ok"])
             names = loaded["names"] if isinstance(loaded, dict) else None
@@ -126,7 +128,7 @@ class RemoteStudent:
                 f"{self.module_name}.py could not be imported: it interfered with the grader's channel (a malformed "
                 f"answer when loading: {exc}); printing is fine, writing to the grader's pipes or replacing its modules is not"
             )
-            raise StudentCodeError(self.load_error) from None
+            raise StudentCodeError(self.load_error, kind="channel") from None
         self.names = [n[:200] for n in names[:10000]]
         return self.worker
 
@@ -135,6 +137,7 @@ class RemoteStudent:
         try:
             self._ensure_worker()
         except StudentCodeError as exc:
+            self.load_kind = exc.kind  # import-error, or timeout/memory/crash/channel while importing
             return str(exc)
         return None
 
@@ -159,7 +162,9 @@ class RemoteStudent:
         def make_ref(obj: Any) -> dict:
             if isinstance(obj, RemoteObject):
                 if obj._generation != self.generation:
-                    raise StudentCodeError(f"{obj._path} was lost when your code had to be restarted after an earlier failure")
+                    raise StudentCodeError(
+                        f"{obj._path} was lost when your code had to be restarted after an earlier failure", kind="not-run"
+                    )
                 return {"__ref__": obj._ref_id, "type": obj._type_name}
             raise TypeError(f"cannot send a {type(obj).__name__} to student code")
 
@@ -169,28 +174,34 @@ class RemoteStudent:
         root = label.split("(")[0].split(".")[0]
         if root in self.timed_out or label in self.timed_out:
             raise StudentCodeError(
-                f"{label} was not run again: it ran out of time, memory or processes, or crashed, in an earlier test"
+                f"{label} was not run again: it ran out of time, memory or processes, or crashed, in an earlier test",
+                kind="not-run",
             )
         worker = self._ensure_worker()
         if via is not None and via._generation != self.generation:
-            raise StudentCodeError(f"{via._path} was lost when your code had to be restarted after an earlier failure")
+            raise StudentCodeError(
+                f"{via._path} was lost when your code had to be restarted after an earlier failure", kind="not-run"
+            )
         try:
             answer = worker.request(message, min(time.monotonic() + self.request_timeout, self.run_deadline))
         except WorkerTimeout:
             if not label.startswith("grader helper"):  # a helper is ours: one slow run must not poison the rest
                 self.timed_out.add(label.split("(")[0])
-            raise StudentCodeError(f"{label} did not finish within the time limit (an infinite loop, or far too slow?)") from None
+            raise StudentCodeError(
+                f"{label} did not finish within the time limit (an infinite loop, or far too slow?)", kind="timeout"
+            ) from None
         except WorkerProtocol as exc:
             self.timed_out.add(label.split("(")[0])
             raise StudentCodeError(
                 f"{label} failed: your code interfered with the grader's channel ({exc}); "
-                "printing is fine, writing to the grader's pipes is not"
+                "printing is fine, writing to the grader's pipes is not",
+                kind="channel",
             ) from None
         except (WorkerDied, WorkerMemory) as exc:
             # Like a hang: running it again would only crash again and cost a restart each time.
             if not label.startswith("grader helper"):
                 self.timed_out.add(label.split("(")[0])
-            raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits)) from None
+            raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits), kind=_failure_kind(exc)) from None
         static = self._static_banned_for(message, via)
         if answer.get("banned") or static:
             got = Outcome.banned(sorted(set(answer.get("banned", [])) | set(static)))
@@ -199,16 +210,18 @@ class RemoteStudent:
                     f"{label} uses {describe_banned(static)}, which this assignment does not allow: write the "
                     "computation yourself (calling your own functions is fine).",
                     got=got,
+                    kind="banned",
                 )
             raise StudentCodeError(
                 f"{label} called {got.detail}, which this assignment does not allow: write the computation yourself "
                 "(calling your own functions is fine).",
                 got=got,
+                kind="banned",
             )
         if "error" in answer:
             error = answer["error"]
             got = Outcome.raised(error.get("type", "Exception"), error.get("message", ""))
-            raise StudentCodeError(f"{label} raised " + _format_error(error), got=got)
+            raise StudentCodeError(f"{label} raised " + _format_error(error), got=got, kind=_raised_kind(error))
         generation = self.generation
 
         def resolve(ref_id: int, type_name: str) -> RemoteObject:
@@ -220,7 +233,8 @@ class RemoteStudent:
             self.timed_out.add(label.split("(")[0])
             raise StudentCodeError(
                 f"{label} failed: your code interfered with the grader's channel (a malformed answer: {exc}); "
-                "printing is fine, writing to the grader's pipes is not"
+                "printing is fine, writing to the grader's pipes is not",
+                kind="channel",
             ) from None
 
     def _static_banned_for(self, message: dict, via: RemoteObject | None) -> dict:
@@ -253,7 +267,7 @@ class RemoteStudent:
             raise AttributeError(name)
         self._ensure_worker()
         if name not in self.names:
-            raise StudentCodeError(f"{self.module_name}.py has no `{name}`: define it with exactly that name.")
+            raise StudentCodeError(f"{self.module_name}.py has no `{name}`: define it with exactly that name.", kind="missing")
         return self._ask({"op": "getattr", "ref": 0, "name": name}, name)
 
     def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
@@ -291,7 +305,7 @@ class LocalStudent:
         try:
             return getattr(self.module, name)
         except AttributeError:
-            raise StudentCodeError(f"{self.module.__name__}.py has no `{name}`") from None
+            raise StudentCodeError(f"{self.module.__name__}.py has no `{name}`", kind="missing") from None
 
     def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
         if isinstance(target, str):
@@ -343,6 +357,28 @@ def _format_error(error: dict) -> str:
     if where:
         text += "\n  at " + "\n  at ".join(where)
     return text
+
+
+def _failure_kind(exc: Exception) -> str:
+    """The outcome kind of a worker failure (see ``checks.KINDS``)."""
+    if isinstance(exc, WorkerTimeout):
+        return "timeout"
+    if isinstance(exc, WorkerMemory):
+        return "memory"
+    if isinstance(exc, WorkerProtocol):
+        return "channel"
+    return "crash"
+
+
+def _raised_kind(error: dict) -> str:
+    """What the student's code raised, by the exception's class name as the worker reports it (a forged
+    name only changes which kind a failing test shows: it earns nothing and raises no flag by itself)."""
+    name = error.get("type")
+    if name == "NotImplementedError":
+        return "not-implemented"
+    if name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+        return "exit"
+    return "raised"
 
 
 def _worker_failure(exc: Exception, limits: Limits) -> str:

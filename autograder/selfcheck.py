@@ -167,13 +167,14 @@ def _lost_by_test(document: dict) -> dict[str, float]:
     return {k: round(v, 4) for k, v in lost.items() if v > 1e-9}
 
 
-def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE) -> Report:
-    report = Report(assignment.name)
+def catalogue_sources(assignment: Assignment) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+    """What the self-check grades: ``{label: source}`` (stub, do-nothing, every mistake, variant,
+    corpus entry and corpus entry with its bug), the tests each mistake runs against, and the
+    corpus entries whose BUG could not be applied."""
     mistakes = read_catalogue(assignment, "mistake")
-    variants = read_catalogue(assignment, "variant")
     corpus = read_catalogue(assignment, "corpus")
     sources = {"stub": make_stub(assignment.solution.read_text()), "do-nothing": do_nothing_source(assignment)}
-    for entry in mistakes + variants + corpus:
+    for entry in mistakes + read_catalogue(assignment, "variant") + corpus:
         sources[f"{entry.kind}:{entry.name}"] = submission_source(assignment, entry)
     bug_errors = []
     for entry in corpus:
@@ -185,6 +186,15 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     # A mistake runs against the tests that claim to catch it (the proof needs nothing else, and the
     # training tests are most of the time); the reference, the stub and the variants run everything.
     only = {f"mistake:{e.name}": [k for k in e.caught_by if k in assignment.points] for e in mistakes}
+    return sources, only, bug_errors
+
+
+def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE) -> Report:
+    report = Report(assignment.name)
+    mistakes = read_catalogue(assignment, "mistake")
+    variants = read_catalogue(assignment, "variant")
+    corpus = read_catalogue(assignment, "corpus")
+    sources, only, bug_errors = catalogue_sources(assignment)
     started = time.monotonic()
     # The zips are checked while the catalogue is graded; the reference's grading is the one the
     # autograder.zip does in the simulated Gradescope tree (one grading proves both).

@@ -44,6 +44,7 @@ class UnpackBudget:
     used_bytes: int = 0
     used_files: int = 0
     ignored: list[str] = field(default_factory=list)  # what was skipped, for the student
+    links: int = 0  # symbolic links met (never followed): a fact for the dashboard's flags
 
     def count(self, n_bytes: int = 0, n_files: int = 0) -> None:
         self.used_bytes += n_bytes
@@ -136,6 +137,7 @@ def _extract_zip(archive: Path, into: Path, budget: UnpackBudget) -> None:
                 mode = m.external_attr >> 16
                 name = m.filename
                 if stat.S_ISLNK(mode):
+                    budget.links += 1
                     budget.ignore(f"{name} (a link)")
                     continue
                 if m.is_dir() or _is_junk(Path(name)) or not _wanted(name):
@@ -171,12 +173,14 @@ def _regular_files(root: Path, budget: UnpackBudget) -> list[Path]:
     for folder, dirs, files in os.walk(root, followlinks=False):
         for name in sorted(dirs):
             if os.path.islink(os.path.join(folder, name)):
+                budget.links += 1
                 budget.ignore(f"{Path(folder, name).relative_to(root)} (a link)")
         for name in sorted(files):
             path = Path(folder, name)
             budget.count(n_files=1)
             info = path.lstat()
             if stat.S_ISLNK(info.st_mode):
+                budget.links += 1
                 budget.ignore(f"{path.relative_to(root)} (a link)")
             elif not stat.S_ISREG(info.st_mode):
                 budget.ignore(f"{path.relative_to(root)} (not a regular file)")

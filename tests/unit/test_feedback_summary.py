@@ -5,7 +5,7 @@ from autograder.scoring import OUTPUT_LIMIT_TOTAL, collapse_feedback, function_s
 from autograder.scoring import TestResult as Result
 
 
-def _test(name, score, max_score, visibility="after_published", output="", diagnoses=()):
+def _test(name, score, max_score, visibility="after_published", output="", diagnoses=(), kind=None):
     return Result(
         key=f"hidden/test.py::{name[:5]}",
         nodeid=name,
@@ -16,6 +16,7 @@ def _test(name, score, max_score, visibility="after_published", output="", diagn
         output=output,
         visibility=visibility,
         diagnoses=list(diagnoses),
+        kind=kind or ("passed" if score == max_score else "wrong"),
     )
 
 
@@ -54,8 +55,12 @@ def test_public_failures_give_the_most_likely_cause_and_stubs_say_not_implemente
     )
     unnamed = [_test("softmax: example", 0, 2, "visible", "softmax: row 3 sums to 0.73, not 1\nmore")]
     assert "most likely: softmax: row 3 sums to 0.73, not 1" in function_summary(unnamed)
-    stub = [_test("softmax: example", 0, 2, "visible", "softmax raised NotImplementedError: softmax is not implemented yet")]
+    stub = [_test("softmax: example", 0, 2, "visible", "softmax raised NotImplementedError: softmax is not implemented yet",
+                  kind="not-implemented")]
     assert "- softmax: not implemented yet" in function_summary(stub + [_test("softmax: large", 0, 3)])
+    # the kind decides, not the words: a message that quotes NotImplementedError is still a wrong value
+    quoted = [_test("softmax: example", 0, 2, "visible", "values differ; NotImplementedError", kind="wrong")]
+    assert "not implemented" not in function_summary(quoted)
 
 
 def test_repeated_paragraphs_point_back_but_never_into_a_later_visibility():

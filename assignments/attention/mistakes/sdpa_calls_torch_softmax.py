@@ -4,7 +4,7 @@ Your attention calls torch.softmax (or F.softmax, Tensor.softmax) on the scores.
 the one to use here: call softmax(scores, dim=-1), the function you wrote above.
 """
 CAUGHT_BY = [
-    "hidden/test_banned.py::test_no_builtin_softmax",
+    "hidden/test_banned.py::test_sdpa_by_hand",
     "hidden/test_sdpa.py::test_matches_reference",
     "public/test_attention_public.py::test_worked_example",
 ]

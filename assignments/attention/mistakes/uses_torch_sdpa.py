@@ -6,7 +6,7 @@ softmax. (Careful too: that function's boolean mask means True = take part,
 the opposite of this assignment's True = blocked.)
 """
 CAUGHT_BY = [
-    "hidden/test_banned.py::test_no_builtin_softmax",
+    "hidden/test_banned.py::test_sdpa_by_hand",
     "hidden/test_sdpa.py::test_matches_reference",
     "hidden/test_sdpa.py::test_gradients",
     "public/test_attention_public.py::test_worked_example",

@@ -6,7 +6,8 @@ and normalising ("stable softmax" in the handout). Calling your own softmax
 from your attention is fine.
 """
 CAUGHT_BY = [
-    "hidden/test_banned.py::test_no_builtin_softmax",
+    "hidden/test_banned.py::test_softmax_by_hand",
+    "hidden/test_banned.py::test_sdpa_by_hand",
     "hidden/test_softmax.py::test_matches_reference",
     "hidden/test_softmax.py::test_large_inputs",
     "hidden/test_softmax.py::test_gradients",

@@ -93,3 +93,13 @@ def expect_attends(q, k, v, mask, out, weights, where: str) -> None:
     expect_close(torch.as_tensor(out).double(), mixed, f"the attention output for {where} against "
                  "(your weights) @ v", atol=tol, hint="Each output row is the weighted average of the rows of v "
                  "with that query's weights: output = weights @ v.")
+
+
+def expect_reference_values(reference, q, k, v, mask, out, weights, where: str) -> None:
+    """The same call's weights and output equal the float64 reference's (within sdpa_tolerances): a property
+    test (zeros where blocked, q's dtype kept, rows summing to 1) pays only together with correct values."""
+    want_out, want_w = reference.scaled_dot_product_attention(q.double(), k.double(), v.double(), mask)
+    tol_w, tol_out = sdpa_tolerances(q, k, v)
+    expect_close(as_float64(weights), want_w, f"the attention weights for {where}", atol=tol_w,
+                 hint="(This test checks a property, and pays only when the values of the same call are right too.)")
+    expect_close(torch.as_tensor(out).double(), want_out, f"the attention output for {where}", atol=tol_out)

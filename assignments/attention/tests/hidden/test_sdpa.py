@@ -6,6 +6,7 @@ from support_attention import (
     DTYPES,
     SDPA_SHAPES,
     expect_attends,
+    expect_reference_values,
     qkv,
     randn,
     random_mask,
@@ -77,7 +78,7 @@ def test_broadcast_masks(student, reference, gen, dtype, mask_case):
 
 
 @pytest.mark.parametrize("masked", [False, True], ids=["mask=None", "random mask"])
-def test_properties(student, gen, masked):
+def test_properties(student, reference, gen, masked):
     """scaled_dot_product_attention: weights are non-negative, rows sum to 1, outputs inside the values' range"""
     q, k, v = qkv(gen, "batch+heads", torch.float32, scale=2.0)
     mask = random_mask(gen, (q.shape[0], 1, q.shape[-2], k.shape[-2])) if masked else None
@@ -110,15 +111,16 @@ def test_properties(student, gen, masked):
         "feature must lie between the smallest and largest value of that feature.",
     )
     expect_attends(q, k, v, mask, out, w, where)
+    expect_reference_values(reference, q, k, v, mask, out, w, where)
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
-def test_blocked_weights_zero(student, gen, dtype):
+def test_blocked_weights_zero(student, reference, gen, dtype):
     """scaled_dot_product_attention: blocked keys get weight exactly 0"""
     q, k, v = qkv(gen, "batch", DTYPES[dtype], scale=3.0)
     mask = random_mask(gen, (q.shape[0], q.shape[-2], k.shape[-2]), p=0.5)
     where = _shapes(q, k, v, mask)
-    _, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
+    out, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
     w = as_float64(w)
     expect_shape(w, tuple(mask.shape), f"the attention weights for {where}")
     leaked = w.masked_fill(~mask, 0.0)
@@ -129,6 +131,7 @@ def test_blocked_weights_zero(student, gen, dtype):
         "mask means blocked: fill those scores with -inf before the softmax, so their weight is exactly 0.",
         got=w,
     )
+    expect_reference_values(reference, q, k, v, mask, out, w, where)
 
 
 def _fully_blocked_inputs(gen, dtype):
@@ -216,7 +219,7 @@ def test_gradients(student, reference, gen, masked):
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
-def test_output_dtype(student, gen, dtype):
+def test_output_dtype(student, reference, gen, dtype):
     """scaled_dot_product_attention: output and weights keep q's dtype"""
     q, k, v = qkv(gen, "batch", DTYPES[dtype])
     out, w = student.scaled_dot_product_attention(q, k, v)
@@ -224,3 +227,4 @@ def test_output_dtype(student, gen, dtype):
     expect_dtype(out, q.dtype, f"the attention output for {where}")
     expect_dtype(w, q.dtype, f"the attention weights for {where}")
     expect_attends(q, k, v, None, out, w, where)  # the dtype of a real result
+    expect_reference_values(reference, q, k, v, None, out, w, where)
