@@ -81,7 +81,7 @@ def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
                 path.stem,
                 path,
                 title.strip(),
-                explanation.strip(),
+                unwrap(explanation),
                 list(declared.get("CAUGHT_BY", [])),
                 tuple(bug) if bug else None,
                 list(declared.get("BUG_NAMES", [])),
@@ -182,3 +182,10 @@ def do_nothing_source(assignment: Assignment) -> str | None:
     if not path.is_file():
         return None
     return assignment.solution.read_text() + "\n\n" + path.read_text()
+
+
+def unwrap(text: str) -> str:
+    """A docstring's paragraphs as the student reads them: the source's line breaks inside a paragraph
+    joined with spaces, blank lines kept as paragraph breaks."""
+    paragraphs = [" ".join(line.strip() for line in block.splitlines() if line.strip()) for block in text.strip().split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)

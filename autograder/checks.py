@@ -173,6 +173,21 @@ def _fmt_row(t: torch.Tensor, limit: int = 6, digits: int = 4) -> str:
     return "[" + ", ".join(items) + (", ...]" if flat.numel() > limit else "]")
 
 
+def _fmt_window(row: torch.Tensor, start: int, width: int = 7) -> str:
+    """Entries ``start`` .. ``start + width - 1`` of a row, with "..." where the row goes on."""
+    flat = row.reshape(-1)
+    items = [f"{v:.4g}" if not isinstance(v, bool) else str(v) for v in flat[start : start + width].tolist()]
+    return "[" + ("..., " if start > 0 else "") + ", ".join(items) + (", ...]" if start + width < flat.numel() else "]")
+
+
+def _tolerance(atol: float, rtol: float) -> str:
+    """ "tolerance 1e-06", or "compared exactly" (never "tolerance 0e+00")."""
+    if atol == 0 and not rtol:
+        return "compared exactly"
+    text = f"tolerance {atol:.0e}" if atol else "tolerance"
+    return text + (f" + {rtol:.0e}·|expected|" if rtol else "")
+
+
 def distinct_digits(want: Any, got: Any) -> tuple[str, str]:
     """``want`` and ``got`` (numbers or rows) printed with just enough digits to tell them apart.
 
@@ -256,12 +271,14 @@ def expect_close(
         where = f"row {row if len(row) != 1 else row[0]}" if len(first) > 1 else f"index {first[0]}"
         detail = ""
         if len(first) > 1:
-            detail = f" In {where}: expected {_fmt_row(w64[row])}, got {_fmt_row(g64[row])}."
+            lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
+            detail = (f" In {where}, entries {lo} to {min(first[-1] + 3, g64.shape[-1] - 1)}: expected "
+                      f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}.")
         shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
         detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
-            f"tolerance {atol:.0e}{f' + {rtol:.0e}·|expected|' if rtol else ''}; "
+            f"{_tolerance(atol, rtol)}; "
             f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}" + _hint(hint),
             call,
             got,

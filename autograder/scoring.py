@@ -250,12 +250,17 @@ CATEGORY_CHARS = 240  # the categories of one function's lost hidden tests, on o
 
 
 def bound_line(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """``text`` cut to ``limit`` characters at a word boundary (never mid-word), with "…"."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
 
 
-def _first_line(text: str, limit: int = 160) -> str:
+def _first_line(text: str, limit: int = 240) -> str:
     line = next((x.strip() for x in text.splitlines() if x.strip()), "failed")
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return bound_line(line, limit)
 
 
 def function_summary(tests: list[TestResult], hidden_summary: str = "categories", titles: dict[str, str] | None = None) -> str:
@@ -314,8 +319,9 @@ def function_summary(tests: list[TestResult], hidden_summary: str = "categories"
     return head + ":\n" + "\n".join(lines)
 
 
-SAME_AS = "(The same explanation as in “{name}” above.)"
+SAME_AS = "(The same likely mistake as in “{name}” above, explained there.)"
 MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
+EXPLANATION = "Likely mistake:"  # only a mistake's explanation is worth pointing back to
 OUTPUT_LIMIT_PER_TEST = 4000
 OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
 
@@ -327,21 +333,25 @@ def collapse_feedback(entries: list[dict]) -> None:
     test never points into an after_published one). Edits ``entries`` (results.json tests).
     """
     first: dict[str, tuple[str, int]] = {}
+    limit = max(500, min(OUTPUT_LIMIT_PER_TEST, OUTPUT_LIMIT_TOTAL // max(1, len(entries))))
     for entry in entries:
         seen_here = OPEN.get(entry.get("visibility", "visible"), 3)
-        paragraphs = []
+        paragraphs: list[str] = []
         for paragraph in (entry.get("output") or "").split("\n\n"):
             key = paragraph.strip()
-            if len(key) >= MIN_REPEATED and key in first and first[key][1] >= seen_here:
+            if not key.startswith(EXPLANATION) or len(key) < MIN_REPEATED:
+                paragraphs.append(paragraph)  # a check's own words, or "matches none": never a pointer
+                continue
+            if key in first and first[key][1] >= seen_here:
                 pointer = SAME_AS.format(name=first[key][0])
                 if not paragraphs or paragraphs[-1] != pointer:
                     paragraphs.append(pointer)
                 continue
-            if len(key) >= MIN_REPEATED and (key not in first or first[key][1] < seen_here):
-                first[key] = (entry["name"], seen_here)
             paragraphs.append(paragraph)
+            # pointed back to only where the student can read it whole (bound_text below keeps it)
+            if len("\n\n".join(paragraphs)) <= limit and (key not in first or first[key][1] < seen_here):
+                first[key] = (entry["name"], seen_here)
         entry["output"] = "\n\n".join(paragraphs)
-    limit = max(500, min(OUTPUT_LIMIT_PER_TEST, OUTPUT_LIMIT_TOTAL // max(1, len(entries))))
     for entry in entries:
         entry["output"] = bound_text(entry.get("output") or "", limit)
 

@@ -70,3 +70,9 @@ def test_changing_a_line_of_the_reference_loop_touches_no_mistake(name, loop, tm
         source = submission_source(moved, entry)
         assert "_unused_marker = 0" in source
         assert changed_names(moved, entry) == {loop}
+
+
+def test_explanations_are_unwrapped_paragraphs():
+    from autograder.catalogue import unwrap
+
+    assert unwrap("one line\n  wrapped here.\n\nSecond paragraph\n  too.") == "one line wrapped here.\n\nSecond paragraph too."

@@ -72,7 +72,43 @@ def test_repeated_paragraphs_point_back_but_never_into_a_later_visibility():
     ]
     collapse_feedback(entries)
     assert long in entries[0]["output"] and long in entries[1]["output"]  # a visible test never points into a hidden one
-    assert entries[2]["output"] == "third\n\n(The same explanation as in “public one” above.)"
+    assert entries[2]["output"] == "third\n\n(The same likely mistake as in “public one” above, explained there.)"
+
+
+def test_only_explanations_are_pointed_to_and_only_where_they_can_be_read_whole():
+    from autograder.diagnosis import NO_MATCH
+
+    entries = [{"name": f"t{i}", "visibility": "visible", "output": f"check {i}\n\n{NO_MATCH}"} for i in range(3)]
+    collapse_feedback(entries)
+    assert all(NO_MATCH in e["output"] and "same likely mistake" not in e["output"] for e in entries)
+    long = "Likely mistake: " + "an explanation " * 20
+    cut = [{"name": "long", "visibility": "visible", "output": "x" * 5000 + "\n\n" + long},
+           {"name": "next", "visibility": "visible", "output": "short\n\n" + long}]
+    collapse_feedback(cut)
+    assert long in cut[1]["output"]  # the first one's copy was cut away: no pointer into it
+
+
+def test_feedback_wording_of_checks():
+    import pytest
+    import torch
+
+    from autograder.checks import Feedback, expect_close
+
+    want = torch.tensor([[4, 1, 2, 0, 6, 0, 5, 3, 1, 1]], dtype=torch.float64)
+    got = want.clone()
+    got[0, 7] = 8
+    with pytest.raises(Feedback) as info:
+        expect_close(got, want, "tokens", atol=0)
+    text = str(info.value)
+    assert "compared exactly" in text and "0e+00" not in text
+    assert "entries 4 to 9" in text and "8" in text.split("got")[-1]  # the first difference is shown, with its neighbours
+
+
+def test_summary_lines_are_cut_at_a_word():
+    from autograder.scoring import bound_line
+
+    cut = bound_line("softmax: " + "word " * 100, 60)
+    assert cut.endswith("…") and cut[:-1].split()[-1] == "word"
 
 
 def test_outputs_are_bounded_and_the_summary_comes_first():
