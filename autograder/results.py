@@ -46,7 +46,8 @@ def results_document(
         )
     collapse_feedback(entries)
     mode = getattr(assignment, "hidden_summary", "categories")
-    summary = function_summary(tests, mode, _mistake_titles(assignment))
+    named = {m for t in tests if t.status != "passed" for m in t.diagnoses}
+    summary = function_summary(tests, mode, _mistake_titles(assignment), _mistake_functions(assignment, named))
     if summary:
         head, _, rest = output.partition("\n\n")
         output = "\n\n".join(part for part in (head, summary, rest) if part)
@@ -69,6 +70,18 @@ def _mistake_titles(assignment: Assignment | None) -> dict[str, str]:
 
     try:
         return {entry.name: entry.title for entry in read_catalogue(assignment, "mistake")}
+    except (OSError, SyntaxError, ValueError):
+        return {}
+
+
+def _mistake_functions(assignment: Assignment | None, names: set[str]) -> dict[str, set[str]]:
+    """{mistake id: the functions and classes it changes}, for the mistakes named in this submission."""
+    if assignment is None or not names:
+        return {}
+    from .catalogue import changed_names, read_catalogue
+
+    try:
+        return {e.name: changed_names(assignment, e) for e in read_catalogue(assignment, "mistake") if e.name in names}
     except (OSError, SyntaxError, ValueError):
         return {}
 

@@ -263,7 +263,12 @@ def _first_line(text: str, limit: int = 240) -> str:
     return bound_line(line, limit)
 
 
-def function_summary(tests: list[TestResult], hidden_summary: str = "categories", titles: dict[str, str] | None = None) -> str:
+def function_summary(
+    tests: list[TestResult],
+    hidden_summary: str = "categories",
+    titles: dict[str, str] | None = None,
+    changes: dict[str, set[str]] | None = None,
+) -> str:
     """One line per graded function, what the student reads first.
 
     Tests a student sees now (``visible``): "passed", or the one most likely cause (the
@@ -274,6 +279,7 @@ def function_summary(tests: list[TestResult], hidden_summary: str = "categories"
     likely mistake's title). Hidden inputs, expected values and outputs never appear.
     """
     titles = titles or {}
+    changes = changes or {}
     by_function: dict[str, list[TestResult]] = {}
     for t in tests:
         by_function.setdefault(function_of(t.name), []).append(t)
@@ -310,6 +316,10 @@ def function_summary(tests: list[TestResult], hidden_summary: str = "categories"
             continue
         if all(t.status == "passed" for t in group) and (hidden_summary != "off" or not later):
             parts = ["passed"]
+        shown = [t for t in group if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
+        upstream = _upstream(function, shown, changes) if len(shown) == len(group) else []
+        if upstream and not missing:
+            parts.append(f"fails because {' and '.join(f'`{u}`' for u in upstream)} {'is' if len(upstream) == 1 else 'are'} wrong")
         lines.append(f"- {function}: " + "; ".join(parts))
     if not lines:
         return ""
@@ -317,6 +327,22 @@ def function_summary(tests: list[TestResult], hidden_summary: str = "categories"
     if hidden_summary != "off" and any(t.visibility != "visible" for t in tests):
         head += " (hidden tests: what they check and the points lost now; their full feedback once grades are published)"
     return head + ":\n" + "\n".join(lines)
+
+
+def _upstream(function: str, group: list[TestResult], changes: dict[str, set[str]]) -> list[str]:
+    """The other functions whose catalogued mistakes explain every failure of ``function``'s tests, when
+    none of them changes ``function`` itself (its tests fail only because of code it calls)."""
+    failed = [t for t in group if t.status != "passed"]
+    if not failed or any(not t.diagnoses for t in failed):
+        return []
+    culprits: set[str] = set()
+    for t in failed:
+        for mistake in t.diagnoses:
+            changed = changes.get(mistake)
+            if not changed or function in changed:
+                return []
+            culprits |= changed
+    return sorted(culprits)
 
 
 SAME_AS = "(The same likely mistake as in “{name}” above, explained there.)"

@@ -117,3 +117,16 @@ def test_outputs_are_bounded_and_the_summary_comes_first():
     assert sum(len(t["output"]) for t in document["tests"]) <= OUTPUT_LIMIT_TOTAL + 30 * 60
     assert document["output"].startswith("0.00 / 30 points.\n\nSummary by function:\n- softmax: 30 of 30 public tests failed")
     assert document["output"].endswith("A note.")
+
+
+def test_a_function_failing_only_because_of_another_says_which():
+    tests = [
+        _test("sample_next: frequencies match [top_p=0.75]", 0, 3.5, diagnoses=["top_p_excludes_crossing"]),
+        _test("next_token_probs: top-p keeps the crossing token", 0, 4, diagnoses=["top_p_excludes_crossing"]),
+    ]
+    text = function_summary(tests, changes={"top_p_excludes_crossing": {"next_token_probs"}})
+    assert "- sample_next: -3.5 in hidden tests of: frequencies match; fails because `next_token_probs` is wrong" in text
+    assert "next_token_probs: -4 in hidden tests of: top-p keeps the crossing token\n" in text + "\n"
+    # without a named mistake for every failure, nothing is claimed
+    unnamed = [tests[0], _test("sample_next: draws", 0, 1)]
+    assert "fails because" not in function_summary(unnamed, changes={"top_p_excludes_crossing": {"next_token_probs"}})
