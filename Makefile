@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test determinism flakes lint bench gradescope-image student-setup clean
+.PHONY: help venv release stubs test determinism mutants flakes lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -41,6 +41,9 @@ test: $(STAMP) ## the kit's own tests, unit and end to end (under 4 min; CI also
 
 determinism: $(STAMP) ## grade the catalogue again under other CPU kernels, threads and hash seeds: the same points and names (after make release; minutes)
 	$(PY) -m autograder determinism
+
+mutants: $(STAMP) ## derive one-site mutants of each reference: mutation score per assignment; fails on an unrecorded survivor
+	$(PY) -m autograder mutants
 
 flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every suite (about 10 min; before changing tests)
 	ls assignments/*/assignment.toml | cut -d/ -f2 | xargs -P 2 -I{} $(PY) -m autograder seeds {} --count 20

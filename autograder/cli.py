@@ -55,6 +55,12 @@ def _cmd_determinism(args: argparse.Namespace) -> int:
     return determinism_main(args.assignments or list_assignments(), args.settings)
 
 
+def _cmd_mutants(args: argparse.Namespace) -> int:
+    from .mutants import main as mutants_main
+
+    return mutants_main(args.assignments or list_assignments())
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -152,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     p.add_argument("--settings", nargs="+", default=["pinned", "unpinned"], choices=["pinned", "unpinned"])
     p.set_defaults(func=_cmd_determinism)
+
+    p = sub.add_parser("mutants", help="derive one-site mutants of each reference; grade them; print the mutation "
+                       "score and every survivor (fails on a survivor not recorded as equivalent)")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(func=_cmd_mutants)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)

@@ -82,11 +82,13 @@ def grade_submission(
     diagnose: bool = True,
     zygote=None,
     only: list[str] | None = None,
+    exitfirst: bool = False,
 ) -> Grade:
     """Grade ``upload`` (file, folder or zip). Never raises for anything the student did.
 
     ``only`` (test keys) restricts the run to those tests: the self-check runs each
     catalogued mistake against the tests that claim to catch it, not the whole suite.
+    ``exitfirst`` stops at the first failing test (``make mutants``: a mutant is killed or it is not).
     """
     started = time.monotonic()
     reserve = None
@@ -137,7 +139,7 @@ def grade_submission(
         sys.path.insert(0, str(assignment.tests_dir))
         try:
             forget_test_modules(assignment)
-            pytest.main(pytest_args(assignment), plugins=[plugin])
+            pytest.main(pytest_args(assignment) + (["-x"] if exitfirst else []), plugins=[plugin])
         finally:
             sys.path.remove(str(assignment.tests_dir))
         stopped = sorted(student.timed_out)  # functions that hung, crashed or ran out of memory
@@ -247,8 +249,11 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     zygote = Zygote(list(assignment.banned))
     try:
         for upload, results, *options in jobs:
-            only = options[0].get("only") if options else None  # the self-check's per-mistake selection
-            grade = grade_submission(assignment, upload, results, zygote=zygote, only=only)
+            option = options[0] if options else {}
+            only = option.get("only")  # the self-check's per-mistake selection
+            exitfirst = bool(option.get("exitfirst"))  # make mutants: the first failure decides
+            grade = grade_submission(assignment, upload, results, diagnose=not exitfirst, zygote=zygote, only=only,
+                                     exitfirst=exitfirst)
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)
         log.info("%d of %d workers forked from the template", zygote.forks, len(jobs))

@@ -68,6 +68,7 @@ def grade_sources(
     only: dict[str, list[str]] | None = None,
     cache: Path = DEFAULT_CACHE,
     fingerprint: str | None = None,
+    exitfirst: bool = False,
 ) -> dict[str, dict]:
     """Grade each ``{label: source}`` through the real CLI (isolated worker), in parallel, cached.
 
@@ -80,7 +81,7 @@ def grade_sources(
     results: dict[str, dict] = {}
     todo: list[tuple[str, str, Path]] = []
     for label, source in sources.items():
-        selection = json.dumps(sorted(only[label])) if label in only else "all"
+        selection = (json.dumps(sorted(only[label])) if label in only else "all") + (" exitfirst" if exitfirst else "")
         key = hashlib.sha256((base + selection + source).encode()).hexdigest()
         cached = cache / f"{assignment.name}-{key[:24]}.json"
         try:
@@ -98,7 +99,10 @@ def grade_sources(
             upload = Path(tmp) / f"upload{i}"
             upload.mkdir()
             (upload / assignment.submit_file).write_text(source)
-            jobs.append((upload, Path(tmp) / f"results{i}.json", {"only": only[label]} if label in only else {}))
+            options = {"only": only[label]} if label in only else {}
+            if exitfirst:
+                options["exitfirst"] = True
+            jobs.append((upload, Path(tmp) / f"results{i}.json", options))
         parallel_grade(assignment, jobs, jobs_n)
         for (label, _source, cached), (_upload, out, _options) in zip(todo, jobs):
             document = _with_exit_code(json.loads(out.read_text()) if out.is_file() else None)
