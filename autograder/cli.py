@@ -61,6 +61,14 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
     return mutants_main(args.assignments or list_assignments())
 
 
+def _cmd_points(args: argparse.Namespace) -> int:
+    from .config import points_table
+
+    for name in args.assignments or list_assignments():
+        print(points_table(load_assignment(name)))
+    return 0
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -163,6 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "score and every survivor (fails on a survivor not recorded as equivalent)")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_mutants)
+
+    p = sub.add_parser("points", help="print each test's points as assignment.toml resolves them ([points] and "
+                       "[functions.<f>] weights)")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(func=_cmd_points)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)

@@ -85,11 +85,17 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    for key in ("title", "module", "points"):
+    data.setdefault("points", {})  # an assignment may state all its points per function ([functions.<f>])
+    for key in ("title", "module"):
         if key not in data:
             raise ConfigError(f"{path}: missing required key {key!r}")
     module = data["module"]
     points = {str(k): float(v) for k, v in data["points"].items()}
+    for function, table in data.get("functions", {}).items():  # points per function, shared by weight
+        for key, value in weighted_points(path, function, table).items():
+            if key in points:
+                raise ConfigError(f"{path}: {key} has points in [points] and in [functions.{function}]: keep one")
+            points[key] = value
     for key, value in points.items():
         if "::" not in key or not key.split("::")[0].startswith(("public/", "hidden/")):
             raise ConfigError(f"{path}: points key {key!r} must look like 'hidden/test_file.py::test_name'")
@@ -126,3 +132,33 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         hidden_summary=hidden_summary,
         uncaught=uncaught,
     )
+
+
+def weighted_points(path: Path, function: str, table: dict) -> dict[str, float]:
+    """``[functions.<f>]``'s ``points``, shared by its tests in proportion to their ``weights``, in exact
+    quarters (the largest remainders get the leftover quarters, in the order written): no column of
+    numbers to re-add when a test is added or removed."""
+    if not isinstance(table, dict) or "points" not in table or not isinstance(table.get("weights"), dict):
+        raise ConfigError(f"{path}: [functions.{function}] needs `points = N` and `weights = {{ \"hidden/test_x.py::test_y\" = 2, ... }}`")
+    total = float(table["points"])
+    weights = {str(k): float(v) for k, v in table["weights"].items()}
+    if not weights or any(w <= 0 for w in weights.values()) or total <= 0:
+        raise ConfigError(f"{path}: [functions.{function}]: points and every weight must be > 0")
+    unit = 4 if abs(total * 4 - round(total * 4)) < 1e-9 else 100  # quarters, else hundredths
+    parts = round(total * unit)
+    exact = {k: parts * w / sum(weights.values()) for k, w in weights.items()}
+    share = {k: int(v) for k, v in exact.items()}
+    leftover = parts - sum(share.values())
+    for key in sorted(exact, key=lambda k: -(exact[k] - share[k]))[:leftover]:  # sorted() is stable: written order
+        share[key] += 1
+    if any(v == 0 for v in share.values()):
+        raise ConfigError(f"{path}: [functions.{function}]: {total:g} points are too few for these weights (a test would get 0)")
+    return {k: v / unit for k, v in share.items()}
+
+
+def points_table(assignment: Assignment) -> str:
+    """The resolved points, per function then per test, as the release prints them."""
+    lines = [f"{assignment.name}: {assignment.total_points:g} points"]
+    for key, value in assignment.points.items():
+        lines.append(f"  {value:>6.2f}  {key}")
+    return "\n".join(lines)

@@ -41,3 +41,32 @@ def test_uncaught_must_name_a_test_in_points(tmp_path):
     toml.write_text(toml.read_text() + '\n[uncaught]\n"hidden/test_nope.py::test_nope" = "why"\n')
     with pytest.raises(ConfigError, match=r"\[uncaught\] names hidden/test_nope.py::test_nope"):
         load_assignment("embeddings", kit)
+
+
+def test_points_per_function_are_shared_by_weight_in_exact_quarters(tmp_path):
+    import shutil
+
+    from autograder.config import ConfigError, load_assignment
+
+    kit = tmp_path / "kit"
+    shutil.copytree(KIT_ROOT / "assignments" / "attention", kit / "assignments" / "attention")
+    toml = kit / "assignments" / "attention" / "assignment.toml"
+    text = toml.read_text()
+    softmax = [line for line in text.splitlines() if line.startswith('"hidden/test_softmax.py::')]
+    for line in softmax:
+        text = text.replace(line + "\n", "")
+    weights = ", ".join(line.replace(" = ", " = ") for line in softmax)
+    total = sum(float(line.split("=")[1]) for line in softmax)
+    toml.write_text(text + f"\n[functions.softmax]\npoints = {total:g}\nweights = {{ {weights} }}\n")
+    resolved = load_assignment("attention", kit)
+    original = load_assignment("attention", KIT_ROOT)
+    assert resolved.points == original.points and sum(resolved.points.values()) == 100
+    toml.write_text(text + f"\n[functions.softmax]\npoints = {total:g}\nweights = {{ {softmax[0].split(' =')[0]} = 1 }}\n")
+    assert load_assignment("attention", kit).points[softmax[0].split(" =")[0].strip('"')] == total
+    toml.write_text(text + "\n[functions.softmax]\npoints = 3\n")
+    try:
+        load_assignment("attention", kit)
+    except ConfigError as exc:
+        assert "weights" in str(exc)
+    else:
+        raise AssertionError("a [functions] table without weights must be refused")
