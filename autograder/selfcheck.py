@@ -108,12 +108,17 @@ def grade_sources(
             document = _with_exit_code(json.loads(out.read_text()) if out.is_file() else None)
             # Never cached: a grading that broke, or one where the student's code ran out of time or memory or
             # crashed (a loaded machine can cause that; the next release must grade it again).
-            if document["_exit_code"] == 0 and not document.get("extra_data", {}).get("stopped"):
+            extra = document.get("extra_data", {})
+            if document["_exit_code"] == 0 and not extra.get("stopped") and extra.get("load") not in UNSTABLE_LOADS:
                 temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
                 temporary.write_text(json.dumps(document))
                 temporary.replace(cached)
             results[label] = document
     return results
+
+
+# A load that hung, ran out of memory or crashed may be the machine's doing (a loaded machine): never cached.
+UNSTABLE_LOADS = ("timeout", "memory", "crash")
 
 
 def _with_exit_code(document: dict | None) -> dict:

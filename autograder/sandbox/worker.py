@@ -319,7 +319,7 @@ class Worker:
         self._last_watch = 0.0
         self._disk_baseline: dict[str, int] = {}  # free bytes per watched filesystem, where writes are not refused
         self._memory_baseline: dict[str, int] = {}  # the same, for the world-writable folders that live in memory
-        self._private_tmpfs: list[str] = []  # the worker's own tmpfs folders (namespaces), read through /proc/<pid>/root
+        self._private_tmpfs: dict[str, int] = {}  # the worker's own tmpfs folders and sizes (MB), read through /proc/<pid>/root
         self._held = 0  # memory held outside any process's RSS (memfds, SysV segments, tmpfs files)
         self._last_held = 0.0
         self.failure: Exception | None = None  # what the watchdog found
@@ -340,7 +340,7 @@ class Worker:
         self.output = OutputCapture(os.fdopen(output_r, "rb"), self.limits.output_bytes)
         features = self.zygote.features
         if "namespaces" in features:
-            self._private_tmpfs = list(masked_folders(self.limits))
+            self._private_tmpfs = masked_folders(self.limits)
         if "readonly" not in features:  # the worker may write to the machine's disks: watch them
             folders = proctree.world_writable_folders()
             in_memory = set(proctree.memory_filesystems(folders))
@@ -415,12 +415,16 @@ class Worker:
         held = proctree.held_shared_memory(pids)
         if self.user is not None:
             held += proctree.user_sysv_shm_bytes(self.user.pw_uid)
-        for folder in self._private_tmpfs:
+        for folder, size_mb in self._private_tmpfs.items():
             try:
                 info = os.statvfs(f"/proc/{self.pid}/root{folder}")
-                held += (info.f_blocks - info.f_bfree) * info.f_frsize
             except OSError:
-                pass
+                continue
+            # Only the worker's own size-limited tmpfs counts. Until the worker has mounted it (just after
+            # the fork), or where mounting it failed, this path is the machine's folder: its use is not the
+            # student's (counting it stopped honest code "holding tens of GB" on a loaded machine).
+            if info.f_blocks * info.f_frsize <= (size_mb + 1) * 1024 * 1024:
+                held += (info.f_blocks - info.f_bfree) * info.f_frsize
         for path, baseline in self._memory_baseline.items():
             held += max(0, baseline - _free_bytes(path))
         return held
