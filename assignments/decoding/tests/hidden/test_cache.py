@@ -58,7 +58,7 @@ def _overflow(module_kvcache, d=3):
 
 
 def test_cache_max_len_raises(student, gen):
-    """KVCache: update raises ValueError past max_len; forward too"""
+    """KVCache: update raises ValueError past max_len (exactly max_len fits); forward too"""
     expect_raises(lambda: _overflow(student.KVCache), (ValueError,),
                   "KVCache(1, max_len=5): update with 4 positions, then 2 more", call=lambda m: _overflow(m.KVCache))
     big = torch.zeros(1, 6, 3)
@@ -70,6 +70,13 @@ def test_cache_max_len_raises(student, gen):
     toks = tokens(1, 9, 9, gen)
     expect_raises(lambda: student.forward(prm, toks), (ValueError,), "forward(params with max_len 8, tokens (1, 9))",
                   call={"fn": "forward", "args": (prm, toks), "kwargs": {}})
+    # exactly max_len positions fit: the limit is "past max_len", not "at it"
+    full = torch.arange(15, dtype=torch.float64).reshape(1, 5, 3)
+    stored = student.KVCache(1, 5).update(0, full, full)
+    expect_close(torch.as_tensor(stored[0]), full, "KVCache(1, max_len=5).update(0, exactly 5 positions): "
+                 "the keys returned (exactly max_len positions fit; only more raise)", atol=0,
+                 call={"cls": "KVCache", "init": (1, 5), "init_kwargs": {}, "method": "update", "args": (0, full, full),
+                       "kwargs": {}, "output": 0})
 
 
 FORWARD_CASES = {"2 layers, T=7": (2, 7, 2), "3 layers, T = max_len": (1, 24, 3), "1 layer, T=1": (3, 1, 1)}
