@@ -52,7 +52,8 @@ class Limits:
 
     address_space_mb: int = 1400  # importing torch alone maps about 650 MB of address space
     rss_mb: int = 420  # all worker processes together; the grader itself takes about 250 MB
-    max_processes: int = 48  # watched by the grader; RLIMIT_NPROC (per user) is only a backstop
+    max_processes: int = 8  # watched by the grader; RLIMIT_NPROC (per user) is only a backstop; nothing in a
+    # contract starts a process (torch's own threads are threads, and one thread is set)
     nproc_backstop: int = 256
     file_size_mb: int = 32
     tmp_mb: int = 64  # the private /tmp (and 16 MB each for /var/tmp and /dev/shm), where available
