@@ -564,6 +564,34 @@ def test_attacks_through_grade_all(tmp_path):
     shutil.rmtree(export, ignore_errors=True)
 
 
+WITHOUT_NAMESPACES = ("shm_hold", "disk_fill", "answer_bomb", "malformed_load", "fork_hop", "cross_holder", "cross_reader")
+
+
+def test_attacks_through_grade_all_without_namespaces(tmp_path):
+    """The attacks on what is held and left behind, where namespaces are refused (KIT_NO_NAMESPACES=1,
+    as on Gradescope most likely): no private /tmp, /proc or IPC; the watchdog counts memfds, SysV
+    segments and /dev/shm, and everything of the student's user is removed afterwards."""
+    export = tmp_path / "export"
+    tag = new_tag("nons")
+    for name in WITHOUT_NAMESPACES:
+        (export / name).mkdir(parents=True)
+        build_tagged(ATTACKS[name][0], export / name, KIT, tag)
+    out = tmp_path / "graded"
+    result, seconds, peak = run_watched(
+        [sys.executable, "-m", "autograder", "grade-all", "attention", str(export), "--out", str(out)],
+        cwd=KIT,
+        env={**os.environ, "KIT_NO_NAMESPACES": "1"},
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert peak < GRADER_MB, f"a grader used {peak:.0f} MB"
+    for name in WITHOUT_NAMESPACES:
+        document = check_document(name, (out / "results" / f"{name}.json").read_bytes(), ATTACKS[name][1])
+        check_partial(name, document)
+    disk = json.loads((out / "results" / "disk_fill.json").read_text())
+    assert any("MB to disk" in t["output"] for t in disk["tests"]), "the disk watchdog stops the filler"
+    assert not leftovers(tag), f"left behind {leftovers(tag)}"
+
+
 @pytest.fixture
 def no_namespaces(monkeypatch):
     """This process grades as where namespaces are refused (``KIT_NO_NAMESPACES=1``), as
