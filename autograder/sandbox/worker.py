@@ -5,12 +5,15 @@ torch once and never imports student code. A grader that grades many
 submissions shares one zygote (``grade_many``); a single grade gets a private
 one. As root the zygote stays root (the worker cannot signal or inspect it)
 in its own network namespace (no network), and each forked child takes its
-own mount namespace with small private /tmp, /var/tmp and /dev/shm (bounded
-disk, nothing left behind, nothing shared with other submissions), then
-drops to the slot's unprivileged user for good (no new privileges) before
-it imports the student's file. Without root, or where namespaces are not
-allowed, the same steps run minus what the platform refuses, and
-:func:`isolation_summary` says which protections were in force.
+own mount and IPC namespaces: every mount read-only, a small private tmpfs on
+each world-writable folder (bounded disk, nothing left behind, nothing shared
+with other submissions), a /proc with hidepid=2 (no other process visible),
+small System V limits; then it drops to the slot's unprivileged user for good
+(no new privileges) before it imports the student's file. Without root, or
+where namespaces are not allowed (or ``KIT_NO_NAMESPACES=1``), the same steps
+run minus what the platform refuses, the watchdog also counts what the
+student holds in shared memory and on disk, and :func:`isolation_summary`
+says which protections were in force.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ class Limits:
     """Resource limits for one worker. Defaults fit Gradescope's 768 MB, half-CPU box."""
 
     address_space_mb: int = 1400  # importing torch alone maps about 650 MB of address space
-    rss_mb: int = 420  # all worker processes together; the grader itself takes about 250 MB
+    rss_mb: int = 420  # all worker processes together, with the shared memory they hold; the grader takes about 250 MB
     max_processes: int = 8  # watched by the grader; RLIMIT_NPROC (per user) is only a backstop; nothing in a
     # contract starts a process (torch's own threads are threads, and one thread is set)
     nproc_backstop: int = 256
