@@ -142,8 +142,13 @@ def make_private(export: Path, out: Path, earlier: Path | None = None) -> list[s
         if folder is None or not folder.exists():
             continue
         if _reachable_by_others(folder):
-            folder.chmod(folder.stat().st_mode & ~0o007)
-            changed.append(f"{folder} was readable by other users (the worker accounts among them): now o-rwx")
+            try:
+                folder.chmod(folder.stat().st_mode & ~0o007)
+                changed.append(f"{folder} was readable by other users (the worker accounts among them): now o-rwx")
+            except OSError as exc:  # a read-only copy: say so, the grading itself still isolates each worker
+                changed.append(
+                    f"WARNING: {folder} is readable by other users and could not be closed ({exc.strerror}); students' code could read it: copy it into a private folder (chmod 700) and grade that"
+                )
     return changed
 
 
