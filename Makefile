@@ -58,8 +58,9 @@ bench: $(STAMP) ## measure grading time and memory; writes the table into README
 gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root, debootstrap; minutes)
 	$(PY) tests/gradescope_image.py
 
-student-setup: $(STAMP) ## a fresh venv from a handout's Linux lines runs the public tests and the notebook (minutes)
-	KIT_STUDENT_SETUP=1 $(PY) -m pytest tests/test_student_setup.py -q
+# The handout's Linux lines run as written; the one variable they read is TORCH_INDEX_URL (above).
+student-setup: $(STAMP) ## a handout's Linux lines, as written, in a fresh venv: public tests, notebook, otter check (minutes)
+	KIT_STUDENT_SETUP=1 TORCH_INDEX_URL=$(TORCH_INDEX_URL) $(PY) -m pytest tests/test_student_setup.py -q -s
 
 clean: ## remove build outputs and the self-check cache (keeps .venv)
 	rm -rf dist build .pytest_cache .cache .bench
