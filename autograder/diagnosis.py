@@ -263,8 +263,9 @@ class Diagnoser:
                     again = None
                 if again is not None and self._close(again, wrong):
                     self.ruled_out.add(entry.name)
-            elif target in self._changed(entry) and not (isinstance(got, Outcome) and got.kind == "banned"):
-                # this mistake changes the function under test but behaves like the reference here, where the
-                # student's code failed: it cannot be the explanation of everything the submission did
-                self.ruled_out.add(entry.name)
+            # A mistake that behaves like the reference where the student's code failed is not ruled out by that:
+            # the student may have this mistake and another failure besides (a nucleus written as `cumsum <= p`
+            # reproduces top_p_excludes_crossing on every failing input but one sum that rounds past 1.0). It is
+            # named where it reproduces the student's outputs exactly, and ruled out only by a contradiction: a
+            # wrong value of its own that the student's code did not produce.
         return [e.name for e in matches], self.explain([e.name for e in matches])
