@@ -1,0 +1,176 @@
+"""`python -m autograder new <name>`: a scaffolded assignment releases on day one, self-check included.
+
+The end-to-end test copies the kit (its git files, as a fresh clone has them) into a temporary folder,
+scaffolds `toy_scale` there, fills in nothing, and runs the release with its full self-check on that
+assignment alone (`release toy_scale`, the `make release` of one assignment, with an empty cache): it
+must exit 0, and the student.zip's stub must raise NotImplementedError; the kit's own tests that read
+every assignment (markers, catalogue, handouts, release) pass with it. The kit's own course.toml and
+assignments are never touched. The fast tests check the refusals and the course entry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import subprocess
+import sys
+import time
+import types
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import KIT
+
+from autograder import scaffold
+from autograder.config import load_assignment
+from autograder.markers import make_stub
+
+NAME = "toy_scale"
+
+
+def _copy_kit(target: Path) -> Path:
+    """The kit's files as git knows them (tracked, and new files not ignored), without .venv, dist/ or caches."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=KIT, capture_output=True, check=True
+    ).stdout.decode()
+    for rel in filter(None, listed.split("\0")):
+        source = KIT / rel
+        if source.is_file():  # a tracked file deleted in the working tree is skipped
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / rel)
+    return target
+
+
+def _cli(kit: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The CLI of the copied kit (cwd first on sys.path), with this interpreter (the kit's .venv)."""
+    return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=kit, capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
+    kit = _copy_kit(tmp_path / "kit")
+    course_before = (kit / "course.toml").read_text()
+
+    made = _cli(kit, "new", NAME, "--root", str(kit))
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert (kit / "solutions" / NAME / f"{NAME}.py").is_file()
+    assert len(list((kit / "assignments" / NAME / "mistakes").glob("*.py"))) == len(scaffold.MISTAKES) >= 10
+    assert (kit / "course.toml").read_text().startswith(course_before)
+    assert f'name = "{NAME}"' in (kit / "course.toml").read_text()
+    assert (kit / "student_template" / NAME / f"{NAME}.py").is_file()
+    assert f"scale: the public tests of scale ({NAME})" in (kit / "autograder/templates/student_pytest.ini").read_text()
+
+    again = _cli(kit, "new", NAME, "--root", str(kit))
+    assert again.returncode == 2 and "exists already" in again.stderr, again.stderr
+
+    started = time.monotonic()
+    release = _cli(kit, "release", NAME, "--out", str(tmp_path / "dist"), timeout=1800)
+    seconds = time.monotonic() - started
+    print(f"\nscaffold-to-release: `release {NAME}` with its self-check took {seconds:.0f} s")
+    assert release.returncode == 0, f"release failed after {seconds:.0f} s:\n{release.stdout[-4000:]}\n{release.stderr[-3000:]}"
+    assert "at least 10 catalogued mistakes (10)" in release.stdout
+
+    with zipfile.ZipFile(tmp_path / "dist" / NAME / "student.zip") as zf:
+        stub = zf.read(f"{NAME}/{NAME}.py").decode()
+    module = types.ModuleType(NAME)
+    exec(compile(stub, f"{NAME}.py", "exec"), module.__dict__)  # noqa: S102 - the stub the release built
+    with pytest.raises(NotImplementedError, match="scale is not implemented yet"):
+        module.scale(torch.ones(2, 3), 2.0)
+    with zipfile.ZipFile(tmp_path / "dist" / NAME / "autograder.zip") as zf:
+        assert f"solutions/{NAME}/{NAME}.py" in zf.namelist()
+
+    # the kit's own tests that read every assignment still pass with the new one (make test stays green)
+    kit_tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/unit/test_student_markers.py",
+         "tests/unit/test_catalogue.py", "tests/unit/test_handouts.py", "tests/test_release.py",
+         "-k", f"{NAME} or registers_each_graded_function"],
+        cwd=kit, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert kit_tests.returncode == 0 and "passed" in kit_tests.stdout, kit_tests.stdout[-3000:]
+
+    if shutil.which("ruff", path=str(Path(sys.executable).parent)):  # the generated code is lint-clean as written
+        lint = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", f"solutions/{NAME}", f"assignments/{NAME}"],
+            cwd=kit,
+            capture_output=True,
+            text=True,
+        )
+        assert lint.returncode == 0, lint.stdout
+
+
+# -- the fast part: refusals, the course entry, the files ------------------------------------
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("2fast", "not a valid assignment name"),
+        ("Toy", "not a valid assignment name"),
+        ("toy-scale", "not a valid assignment name"),
+        ("class", "not a valid assignment name"),
+        ("test_scale", "reserved"),
+        ("autograder", "reserved"),
+        ("torch", "importable module"),
+        ("json", "importable module"),
+        ("embeddings", "exists already"),
+    ],
+)
+def test_names_that_cannot_be_an_assignment_are_refused(name, why):
+    with pytest.raises(scaffold.ScaffoldError, match=why):
+        scaffold.check_name(name, KIT)
+
+
+def test_a_refused_name_writes_nothing(tmp_path):
+    (tmp_path / "assignments" / "taken").mkdir(parents=True)
+    (tmp_path / "course.toml").write_text('title = "C"\n')
+    with pytest.raises(scaffold.ScaffoldError, match="exists already"):
+        scaffold.scaffold("taken", root=tmp_path)
+    with pytest.raises(scaffold.ScaffoldError, match="--function"):
+        scaffold.scaffold("fresh_one", function="class", root=tmp_path)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
+        "assignments",
+        "assignments/taken",
+        "course.toml",
+    ]
+    assert (tmp_path / "course.toml").read_text() == 'title = "C"\n'
+
+
+def test_the_course_entry_comes_a_week_after_the_last_deadline():
+    text = '[[assignment]]\nname = "a"\nrelease = 2027-01-01\ndue = 2027-01-08\n\n[[assignment]]\nname = "b"\ndue = 2027-02-01\n'
+    entry = scaffold.course_entry("toy", text)
+    data = scaffold.tomllib.loads(text + entry)["assignment"][-1]
+    assert data["name"] == "toy" and data["release"] == dt.date(2027, 2, 1) and data["due"] == dt.date(2027, 2, 8)
+    assert "release" not in scaffold.tomllib.loads(scaffold.course_entry("toy", 'title = "undated"\n'))["assignment"][0]
+
+
+def test_the_files_are_consistent_for_another_function_name(tmp_path):
+    """--function renames the toy everywhere: the points' keys, the mistakes' CAUGHT_BY and PATCH, the stub."""
+    files = scaffold.assignment_files("toy", function="double_it")
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assignment = load_assignment("toy", tmp_path)
+    assert assignment.total_points == 100
+    assert set(assignment.points) == {
+        "public/test_toy_public.py::test_double_it_example",
+        "hidden/test_double_it.py::test_matches_reference",
+    }
+    assert "def double_it(x, factor):" in make_stub(files["solutions/toy/toy.py"])
+    from autograder.catalogue import read_catalogue, submission_source
+
+    mistakes = read_catalogue(assignment, "mistake")
+    assert len(mistakes) >= 10 and all(m.caught_by == ["hidden/test_double_it.py::test_matches_reference"] for m in mistakes)
+    x = torch.randn(2, 3, dtype=torch.float64)
+    for entry in mistakes:  # every PATCH applies, and changes the toy's result (a 2-D float64 x, a negative fraction)
+        module: dict = {}
+        exec(compile(submission_source(assignment, entry), entry.name, "exec"), module)  # noqa: S102 - our own catalogue
+        out = module["double_it"](x, -1.5)
+        assert out.shape != x.shape or out.dtype != x.dtype or not torch.allclose(out, x * -1.5), entry.name
+
+
+def test_the_marker_is_registered_once_with_every_assignment_that_grades_it():
+    ini = "[pytest]\nmarkers =\n    generate: the public tests of generate (decoding, transformer)\n    train: x\n# after\n"
+    added = scaffold.register_marker(ini, "generate", "beam")
+    assert "    generate: the public tests of generate (beam, decoding, transformer)\n" in added
+    new = scaffold.register_marker(ini, "scale", "toy")
+    assert new.splitlines()[4] == "    scale: the public tests of scale (toy)" and new.endswith("# after\n")
+    assert scaffold.register_marker(ini, "train", "toy") == ini  # registered in a form of its own: left alone
