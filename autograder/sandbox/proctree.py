@@ -249,6 +249,81 @@ def held_shared_memory(pids: list[int]) -> int:
     return total
 
 
+def user_files(uid: int, roots: list[str], pids: list[int], max_entries: int = 50_000) -> tuple[dict[int, int], bool]:
+    """What ``uid`` has written where any user may write: {filesystem (st_dev): bytes}, and whether
+    the count is complete (False past ``max_entries`` entries, which no honest submission creates).
+
+    Counts the entries of ``uid`` in the world-writable folders (whole, with what is inside),
+    looking into world-writable folders of other owners as :func:`remove_user_files` does, every
+    file under ``roots`` (the worker's own scratch folder), and files the processes ``pids`` keep
+    open after deleting them. Only the student's own files count, whatever else the machine
+    writes meanwhile (a free-space difference would charge the student for other processes)."""
+    used: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+    entries = 0
+
+    def add(info: os.stat_result) -> None:
+        if (info.st_dev, info.st_ino) not in seen:
+            seen.add((info.st_dev, info.st_ino))
+            used[info.st_dev] = used.get(info.st_dev, 0) + info.st_blocks * 512
+
+    def whole(top: str) -> bool:
+        nonlocal entries
+        for folder, dirs, files in os.walk(top, followlinks=False):
+            for name in dirs + files:
+                entries += 1
+                if entries > max_entries:
+                    return False
+                try:
+                    add(os.lstat(os.path.join(folder, name)))
+                except OSError:
+                    continue
+        return True
+
+    pending = list(world_writable_folders())
+    while pending:
+        folder = pending.pop()
+        try:
+            listing = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in listing:
+            entries += 1
+            if entries > max_entries:
+                return used, False
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid != uid:
+                if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002:
+                    pending.append(entry.path)
+                continue
+            add(info)
+            if stat.S_ISDIR(info.st_mode) and not whole(entry.path):
+                return used, False
+    for root in roots:
+        if not whole(root):
+            return used, False
+    for pid in pids:  # written, kept open, deleted: on no folder's listing any more
+        base = f"/proc/{pid}/fd"
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            try:
+                target = os.readlink(f"{base}/{name}")
+                if not target.endswith(" (deleted)") or target.startswith("/memfd:"):  # memfds: held memory
+                    continue
+                info = os.stat(f"{base}/{name}")
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                add(info)
+    return used, True
+
+
 def memory_filesystems(folders: list[str]) -> list[str]:
     """Those of ``folders`` whose files live in memory (tmpfs): what is written there is memory held."""
     mounts: list[tuple[str, str]] = []

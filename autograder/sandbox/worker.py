@@ -321,8 +321,13 @@ class Worker:
         self._staging: Path | None = None
         self._foreign: set[int] = set()  # our children that are not the worker's (zygotes, other workers)
         self._last_watch = 0.0
-        self._disk_baseline: dict[str, int] = {}  # free bytes per watched filesystem, where writes are not refused
-        self._memory_baseline: dict[str, int] = {}  # the same, for the world-writable folders that live in memory
+        # Where writes are not refused: free bytes per watched filesystem (a cheap trigger only: when
+        # one shrinks, the student's own files are counted), the filesystems that live in memory, and
+        # what the count found {filesystem: bytes}.
+        self._disk_baseline: dict[str, int] = {}
+        self._memory_devices: set[int] = set()
+        self._files: dict[int, int] = {}
+        self._files_complete = True
         self._private_tmpfs: dict[str, int] = {}  # the worker's own tmpfs folders and sizes (MB), read through /proc/<pid>/root
         self._held = 0  # memory held outside any process's RSS (memfds, SysV segments, tmpfs files)
         self._last_held = 0.0
@@ -353,7 +358,7 @@ class Worker:
                 watched = [str(self._staging)]
             self._disk_baseline = {p: _free_bytes(p) for p in watched}
             if "namespaces" not in features:
-                self._memory_baseline = {p: _free_bytes(p) for p in watched if p in in_memory}
+                self._memory_devices = {os.stat(p).st_dev for p in in_memory}
 
     def alive(self) -> bool:
         if self.pid is None:
@@ -402,15 +407,29 @@ class Worker:
                 pass
         if now - self._last_held >= 0.25:  # a few more reads: what is held outside every process's RSS
             self._last_held = now
+            self._count_files([p.pid for p in procs])
             self._held = self._held_memory([p.pid for p in procs])
         if rss + self._held > self.limits.rss_mb * 1024 * 1024:
             self.failure = WorkerMemory(f"used more than {self.limits.rss_mb} MB of memory")
             log.info("memory limit: %s; %d MB held in shared memory", _describe_processes(procs), self._held >> 20)
             raise _Stop()
-        for path, baseline in self._disk_baseline.items():
-            if baseline - _free_bytes(path) > self.limits.disk_mb * 1024 * 1024:
-                self.failure = WorkerMemory(f"wrote more than {self.limits.disk_mb} MB to disk")
-                raise _Stop()
+        on_disk = sum(n for dev, n in self._files.items() if dev not in self._memory_devices)
+        if on_disk > self.limits.disk_mb * 1024 * 1024 or not self._files_complete:
+            self.failure = WorkerMemory(f"wrote more than {self.limits.disk_mb} MB to disk")
+            raise _Stop()
+
+    def _count_files(self, pids: list[int]) -> None:
+        """The student's own files where writes are not refused, counted once the free space of a
+        watched filesystem has shrunk by 16 MB (by whoever: the count itself is the student's only)."""
+        trigger = 16 * 1024 * 1024
+        if not any(baseline - _free_bytes(path) > trigger for path, baseline in self._disk_baseline.items()):
+            self._files, self._files_complete = {}, True
+            return
+        if self.user is None:  # the grader's own user: no way to tell the student's files apart
+            self._files = {0: max(baseline - _free_bytes(path) for path, baseline in self._disk_baseline.items())}
+            return
+        scratch = [str(self._staging / "scratch")] if self._staging is not None else []
+        self._files, self._files_complete = proctree.user_files(self.user.pw_uid, scratch, pids)
 
     def _held_memory(self, pids: list[int]) -> int:
         """Shared memory the student holds that no RSS shows: memfds kept open without being mapped,
@@ -429,8 +448,7 @@ class Worker:
             # student's (counting it stopped honest code "holding tens of GB" on a loaded machine).
             if info.f_blocks * info.f_frsize <= (size_mb + 1) * 1024 * 1024:
                 held += (info.f_blocks - info.f_bfree) * info.f_frsize
-        for path, baseline in self._memory_baseline.items():
-            held += max(0, baseline - _free_bytes(path))
+        held += sum(n for dev, n in self._files.items() if dev in self._memory_devices)
         return held
 
     def _processes(self) -> list[psutil.Process]:

@@ -233,3 +233,29 @@ def test_the_no_namespace_path_can_be_forced(monkeypatch):
     finally:
         monkeypatch.delenv("KIT_NO_NAMESPACES")
         worker.isolation_features.cache_clear()
+
+
+@pytest.mark.skipif(not running_as_root(), reason="needs a second user")
+def test_only_the_students_own_files_count_and_are_removed(tmp_path):
+    from autograder.sandbox.users import ensure_student_user
+
+    user = ensure_student_user()
+    proctree.remove_user_files(user.pw_uid)
+    (tmp_path / "not-theirs.bin").write_bytes(b"x" * (4 << 20))  # someone else's writes never count
+    pid = os.fork()
+    if pid == 0:  # the student: 3 MB in a folder of its own in /tmp, 1 MB at the top of /var/tmp
+        try:
+            os.setresgid(user.pw_gid, user.pw_gid, user.pw_gid)
+            os.setresuid(user.pw_uid, user.pw_uid, user.pw_uid)
+            os.makedirs(f"/tmp/kit-test-{user.pw_uid}/deep", exist_ok=True)
+            with open(f"/tmp/kit-test-{user.pw_uid}/deep/a.bin", "wb") as f:
+                f.write(b"y" * (3 << 20))
+            with open(f"/var/tmp/kit-test-{user.pw_uid}.bin", "wb") as f:
+                f.write(b"z" * (1 << 20))
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    used, complete = proctree.user_files(user.pw_uid, [], [])
+    assert complete and 4 << 20 <= sum(used.values()) < 5 << 20, used
+    assert proctree.remove_user_files(user.pw_uid) == 2
+    assert sum(proctree.user_files(user.pw_uid, [], [])[0].values()) == 0
