@@ -7,7 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
-from .config import ConfigError, list_assignments, load_assignment
+from .config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
@@ -88,6 +88,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
         as_of=as_of,
         otter=args.otter,
         cache=Path(args.cache) if args.cache else None,
+        course_file=Path(args.course) if args.course else None,
     )
 
 
@@ -124,7 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="an earlier --out folder: write regrade_diff.csv (every score that changed, and which tests) "
         "and show it in report.html; may be --out itself with --force",
     )
-    p.add_argument("--due", help="due date and time (e.g. 2026-11-01T23:59-08:00): flags later submissions as late")
+    p.add_argument(
+        "--due",
+        help="due date and time (e.g. 2026-11-01T23:59-08:00): flags later submissions as late; overrides the "
+        "assignment's `due` in course.toml (the default); `--due none` flags nothing",
+    )
     p.add_argument(
         "--canvas-column",
         default="",
@@ -135,11 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("release", help="build and self-check dist/<assignment>/ zips")
     p.add_argument("assignments", nargs="*")
-    p.add_argument("--out", default="dist")
+    p.add_argument("--out", default=str(KIT_ROOT / "dist"), help="where the zips go (default: the kit's dist/)")
     p.add_argument("--no-check", action="store_true", help="skip the self-check (not for real releases)")
     p.add_argument("--as-of", help="release date YYYY-MM-DD for course.toml's dated choices (default today)")
     p.add_argument("--otter", action="store_true", help="also build Otter's own Gradescope zip (otter-autograder.zip)")
     p.add_argument("--cache", help="the self-check's cache folder (default .cache/selfcheck; `make clean` empties it)")
+    p.add_argument(
+        "--course",
+        help="another course file than the kit's course.toml (its hints, dates, ships...); dist/ only, "
+        "student_template/ stays as the kit's course.toml makes it",
+    )
     p.set_defaults(func=_cmd_release)
 
     p = sub.add_parser("stubs", help="regenerate student_template/ from solutions/")

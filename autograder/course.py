@@ -2,7 +2,10 @@
 
 ``course.toml`` at the kit's root orders the assignments, dates their release and
 deadline, says what each builds on, and records the instructor's dated choices to
-ship an earlier assignment's reference inside a later release.
+ship an earlier assignment's reference inside a later release. Its dates reach the
+students (a line at the top of each handout, :func:`dates_line`) and grading
+(``grade-all`` flags submissions after :attr:`CourseEntry.deadline` unless ``--due``
+says otherwise).
 
 :func:`answer_findings` is the cross-assignment check the release runs over every
 ``student.zip``: each function body (and each run of statements) in the files a
@@ -21,6 +24,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .config import KIT_ROOT, ConfigError, list_assignments, load_assignment
@@ -31,6 +35,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 COURSE_FILE = "course.toml"
+DEFAULT_TIMEZONE = "UTC"  # course.toml's `timezone`: where a `due` date's end of day falls
+DUE_TIME = dt.time(23, 59, 59)  # a `due` given as a date means the end of that day
 WINDOW = 3  # consecutive statements compared as one run (catches a body copied with a line added)
 MIN_NODES = 12  # smaller bodies or runs (``return x``, ``super().__init__()``) are not answers
 
@@ -54,6 +60,12 @@ class CourseEntry:
     hints: bool = False
     ships: tuple[Shipment, ...] = ()
     not_answers: dict[str, str] = field(default_factory=dict)  # name -> why it is not the other assignment's answer
+    deadline: dt.datetime | None = None  # the moment `due` means (time zone aware); later submissions are late
+    timezone: str = DEFAULT_TIMEZONE  # the course's time zone, named in what the dates say
+
+    def deadline_text(self) -> str:
+        """``2027-02-22 23:59 UTC``: the deadline as students and instructors read it ("" if none)."""
+        return format_deadline(self.deadline, self.timezone) if self.deadline else ""
 
     def shipped(self, as_of: dt.date) -> dict[str, set[str]]:
         """{earlier assignment: names of its reference shipped in this release} on ``as_of``."""
@@ -85,16 +97,50 @@ class Course:
         lines = [
             f"# {self.title}: release schedule",
             "",
-            "| # | assignment | material | release | due | builds on | ships earlier reference |",
-            "| ---: | --- | --- | --- | --- | --- | --- |",
+            "| # | assignment | material | release | due | builds on | ships earlier reference | hints |",
+            "| ---: | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for i, e in enumerate(self.entries, start=1):
             ships = "; ".join(f"{s.source}: {', '.join(s.names)} (from {s.not_before})" for s in e.ships) or "none"
             lines.append(
-                f"| {i} | `{e.name}` | {e.material} | {e.release or '?'} | {e.due or '?'} | "
-                f"{', '.join(e.builds_on) or '-'} | {ships} |"
+                f"| {i} | `{e.name}` | {e.material} | {e.release or '?'} | {e.deadline_text() or '?'} | "
+                f"{', '.join(e.builds_on) or '-'} | {ships} | {'shipped' if e.hints else 'no'} |"
             )
+        lines += [
+            "",
+            "Each handout (the README.md of each student.zip) states its release and due dates; `grade-all` flags "
+            "submissions after the due time as late unless `--due` overrides it.",
+        ]
         return "\n".join(lines) + "\n"
+
+
+def format_deadline(moment: dt.datetime, zone: str = DEFAULT_TIMEZONE) -> str:
+    """``2027-02-22 23:59 UTC`` (in the course's zone), or ``2026-11-02 00:00 UTC-08:00`` for another offset."""
+    try:
+        from zoneinfo import ZoneInfo
+
+        local = moment.astimezone(ZoneInfo(zone))
+        if local.utcoffset() == moment.utcoffset():
+            return f"{local:%Y-%m-%d %H:%M} {zone}"
+    except Exception:  # noqa: BLE001 - an unknown zone was refused when the course was read; print the offset
+        pass
+    offset = moment.utcoffset() or dt.timedelta(0)
+    sign = "-" if offset < dt.timedelta(0) else "+"
+    minutes = abs(int(offset.total_seconds())) // 60
+    return f"{moment:%Y-%m-%d %H:%M} UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def dates_line(entry: CourseEntry) -> str:
+    """What a handout says of its dates (from course.toml), or "" for an undated assignment."""
+    parts = []
+    if entry.release:
+        parts.append(f"released {entry.release.isoformat()}")
+    if entry.deadline:
+        parts.append(f"due {entry.deadline_text()}")
+    if not parts:
+        return ""
+    text = ", ".join(parts)
+    return f"**{text[0].upper()}{text[1:]}** (the course's schedule, course.toml)."
 
 
 def _date(value: object, where: str) -> dt.date | None:
@@ -110,9 +156,33 @@ def _date(value: object, where: str) -> dt.date | None:
         raise ConfigError(f"{where}: {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def load_course(kit_root: Path = KIT_ROOT) -> Course:
-    """Read ``course.toml``; assignments it does not list come last, undated, with a warning."""
-    path = kit_root / COURSE_FILE
+def _deadline(value: object, zone: str, where: str) -> dt.datetime | None:
+    """The moment a ``due`` means: a date is the end of that day in the course's zone; a TOML
+    date-time with an offset is that moment; one without an offset is in the course's zone."""
+    from zoneinfo import ZoneInfo
+
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=ZoneInfo(zone))
+    day = _date(value, where)
+    return dt.datetime.combine(day, DUE_TIME, tzinfo=ZoneInfo(zone)) if day else None
+
+
+def _timezone(value: object, where: str) -> str:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    zone = str(value or DEFAULT_TIMEZONE)
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"{where}: timezone {zone!r} is not a time zone name (e.g. UTC, America/Los_Angeles)") from None
+    return zone
+
+
+def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
+    """Read ``course.toml`` (or ``path``); assignments it does not list come last, undated, with a warning."""
+    path = path or kit_root / COURSE_FILE
     existing = list_assignments(kit_root)
     if not path.is_file():
         return Course("Course", tuple(CourseEntry(n) for n in existing), None)
@@ -120,6 +190,7 @@ def load_course(kit_root: Path = KIT_ROOT) -> Course:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    zone = _timezone(data.get("timezone"), path.name)
     entries: list[CourseEntry] = []
     for raw in data.get("assignment", []):
         name = raw.get("name")
@@ -131,6 +202,9 @@ def load_course(kit_root: Path = KIT_ROOT) -> Course:
         if any(e.name == name for e in entries):
             raise ConfigError(f"{where}: listed twice")
         release, due = _date(raw.get("release"), where), _date(raw.get("due"), where)
+        deadline = _deadline(raw.get("due"), zone, where)
+        if deadline is not None:
+            due = deadline.date()
         if release and due and due < release:
             raise ConfigError(f"{where}: due {due} is before its release {release}")
         earlier = {e.name: e for e in entries}
@@ -163,13 +237,15 @@ def load_course(kit_root: Path = KIT_ROOT) -> Course:
                 hints=bool(raw.get("hints", False)),
                 ships=tuple(ships),
                 not_answers={str(k): str(v) for k, v in raw.get("not_answers", {}).items()},
+                deadline=deadline,
+                timezone=zone,
             )
         )
     listed = {e.name for e in entries}
     for name in existing:
         if name not in listed:
             print(f"warning: {path.name} does not list assignment {name!r}; it is released last, undated", file=sys.stderr)
-            entries.append(CourseEntry(name))
+            entries.append(CourseEntry(name, timezone=zone))
     return Course(str(data.get("title", "Course")), tuple(entries), path)
 
 
@@ -274,8 +350,11 @@ _MARK = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
 
 def reference_answers(name: str, kit_root: Path = KIT_ROOT) -> list[Answer]:
     """The answers in assignment ``name``'s reference: every SOLUTION/HIDDEN region's code."""
-    assignment = load_assignment(name, kit_root)
-    source = assignment.solution.read_text()
+    return list(_answers_in(name, load_assignment(name, kit_root).solution.read_text()))
+
+
+@lru_cache(maxsize=32)
+def _answers_in(name: str, source: str) -> tuple[Answer, ...]:
     lines = source.splitlines()
     regions: list[tuple[int, int]] = []
     start = 0
@@ -301,7 +380,7 @@ def reference_answers(name: str, kit_root: Path = KIT_ROOT) -> list[Answer]:
     for qual, node in _definitions(tree):
         if not isinstance(node, ast.ClassDef) and inside(node) and not any(a.name == qual for a in answers):
             answers.append(Answer(name, qual, frozenset(_fingerprints(_body(node)))))
-    return answers
+    return tuple(answers)
 
 
 def _is_stub(node: ast.AST) -> bool:
@@ -339,6 +418,16 @@ class Finding:
         return f"{self.release}/{self.file}: {self.where} holds {self.answers}'s answer ({self.how})"
 
 
+@lru_cache(maxsize=2048)
+def _unit_prints(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(qualified name or "module", fingerprints) of every function and of the module's own statements
+    in a student file (the same files recur in every release of a course: computed once per text)."""
+    tree = ast.parse(text)
+    units = [(qual, _body(node)) for qual, node in _definitions(tree) if not isinstance(node, ast.ClassDef)]
+    units.append(("module", [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef))]))
+    return tuple((qual, frozenset(_fingerprints(body)) if body else frozenset()) for qual, body in units)
+
+
 def answer_findings(
     release: str,
     files: dict[str, bytes],
@@ -360,9 +449,7 @@ def answer_findings(
             tree = ast.parse(text)
         except SyntaxError:
             continue
-        units = [(qual, _body(node)) for qual, node in _definitions(tree) if not isinstance(node, ast.ClassDef)]
-        units.append(("module", [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.ClassDef))]))
-        prints = [(qual, _fingerprints(body) if body else set()) for qual, body in units]
+        prints = _unit_prints(text)
         defined = {qual: node for qual, node in _definitions(tree)}
         for other, pieces in answers.items():
             if other == release:

@@ -69,6 +69,8 @@ def pytest_args(assignment: Assignment, tests: str = "all") -> list[str]:
         os.devnull,
         "-W",
         "ignore::DeprecationWarning",
+        "-W",
+        "ignore::pytest.PytestUnknownMarkWarning",  # function markers: registered in the student's pytest.ini
         "--no-header",
         "-rN",
         "--tb=no",

@@ -19,10 +19,15 @@ import threading
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import KIT_ROOT, STUDENT_USER, Assignment, ConfigError, list_assignments, load_assignment
-from .markers import MarkerError, make_stub
+from .markers import BEGIN, END, MarkerError, _enclosing_names, make_stub
+
+if TYPE_CHECKING:
+    from .course import CourseEntry
 
 TEMPLATES = Path(__file__).parent / "templates"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -42,23 +47,28 @@ HINTS = re.compile(r"\n?<!-- BEGIN HINTS -->.*?<!-- END HINTS -->\n?", re.DOTALL
 STUDENT_REQUIREMENTS = "requirements-student.txt"
 
 
-def handout_text(assignment: Assignment, hints: bool = False, refresh_numbers: bool = False) -> str:
+def handout_text(assignment: Assignment, hints: bool = False, refresh_numbers: bool = False, dates: str = "") -> str:
     """The student's README.md: the handout with the set-up section, pins and measured numbers.
 
+    * ``dates`` (the course's release and due dates, :func:`.course.dates_line`) is the line
+      under the title;
     * ``<!-- SETUP -->`` becomes ``templates/student_setup.md`` (install lines per platform,
       the same in every assignment); ``@PIN:package@`` the version in requirements-student.txt;
     * the optional code-level hints between ``<!-- BEGIN HINTS -->`` and ``<!-- END HINTS -->``
-      are kept only when the course file says ``hints = true`` for this assignment;
+      are kept only when the course file says ``hints = true`` for this assignment; the two
+      markers stay (invisible when rendered) so that the release's check for solution code
+      knows which lines the instructor chose to give (:func:`solution_code_check`);
     * ``{{name}}`` is a number measured on the reference (:mod:`.handout_numbers`).
     """
     handout = assignment.root / "handout.md"
     if not handout.is_file():
         raise ConfigError(f"{assignment.name}: the handout {handout} is missing")
     text = handout.read_text()
-    if hints:
-        text = text.replace("<!-- BEGIN HINTS -->\n", "").replace("<!-- END HINTS -->\n", "")
-    else:
+    if not hints:
         text = HINTS.sub("\n", text)
+    if dates:
+        title, _, rest = text.partition("\n")
+        text = f"{title}\n\n{dates}\n\n{rest.lstrip(chr(10))}" if title.startswith("#") else f"{dates}\n\n{text}"
     setup = (TEMPLATES / "student_setup.md").read_text().rstrip("\n")
     if "<!-- SETUP -->" not in text:
         text = text.rstrip("\n") + "\n\n<!-- SETUP -->\n"
@@ -121,12 +131,18 @@ MARKER_LINE = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
 
 
 def student_files(
-    assignment: Assignment, shipped: frozenset[str] = frozenset(), hints: bool = False, refresh_numbers: bool = False
+    assignment: Assignment,
+    shipped: frozenset[str] = frozenset(),
+    hints: bool | None = None,
+    refresh_numbers: bool = False,
+    entry: CourseEntry | None = None,
 ) -> dict[str, bytes]:
     """Every file of the student's folder, by relative path (the stub generated here).
 
-    ``shipped``: top-level names whose reference code the course chose to ship (dated, in
-    course.toml); ``hints``: keep the handout's optional code-level hints.
+    ``entry``: the assignment in the course (default: read from the kit's course.toml), whose
+    dates the handout states; ``shipped``: top-level names whose reference code the course chose
+    to ship (dated, in course.toml); ``hints``: keep the handout's optional code-level hints
+    (default: as the course entry says).
     """
     if not assignment.solution.is_file():
         raise ConfigError(f"{assignment.name}: the reference solution {assignment.solution} is missing")
@@ -135,9 +151,16 @@ def student_files(
         stub = make_stub(solution, str(assignment.solution))
     except MarkerError as exc:
         raise ConfigError(str(exc)) from None
+    if entry is None:
+        from .course import load_course
+
+        entry = load_course(_kit_root(assignment)).entry(assignment.name)
+    from .course import dates_line
+
+    hints = entry.hints if hints is None else hints
     stub = ship_reference(stub, solution, shipped)
     files: dict[str, bytes] = {assignment.submit_file: stub.encode()}
-    files["README.md"] = handout_text(assignment, hints, refresh_numbers).encode()
+    files["README.md"] = handout_text(assignment, hints, refresh_numbers, dates_line(entry)).encode()
     files["requirements.txt"] = (KIT_ROOT / STUDENT_REQUIREMENTS).read_bytes()
     conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
     files["conftest.py"] = conftest.replace('"@BANNED@"', repr(list(assignment.banned))).encode()
@@ -156,12 +179,16 @@ def student_files(
     return files
 
 
-def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) -> Path:
-    """Regenerate student_template/<a>/ from the sources (it is committed, never hand-edited)."""
-    from .course import load_course
+def _kit_root(assignment: Assignment) -> Path:
+    """The kit an assignment belongs to (assignments/<name>/ lies in it)."""
+    return assignment.root.parent.parent
 
+
+def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) -> Path:
+    """Regenerate student_template/<a>/ from the sources and the kit's course.toml (it is committed,
+    never hand-edited)."""
     target = kit_root / "student_template" / assignment.name
-    files = student_files(assignment, hints=load_course(kit_root).entry(assignment.name).hints)
+    files = student_files(assignment)
     # Only what changed is rewritten (atomically) and only what is gone is removed, so that a
     # regeneration that changes nothing touches nothing (tests may be reading the folder).
     for rel, data in files.items():
@@ -180,6 +207,114 @@ def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) ->
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
     return target
+
+
+# -- no solution code in the student's folder -------------------------------------
+HINT_SECTION = re.compile(r"<!-- BEGIN HINTS -->(.*?)<!-- END HINTS -->", re.DOTALL)
+DISTINCTIVE = 25  # a reference line longer than this (stripped) is the reference's own, not a common idiom
+HINT_RUN = 3  # this many distinctive reference lines in a row, quoted by the hints, are a block of the answer
+
+
+@dataclass(frozen=True)
+class SolutionLine:
+    """One line of the reference's SOLUTION/HIDDEN code."""
+
+    text: str  # stripped, as the release compares it everywhere but in the hints
+    code: str  # without a trailing comment, as a hint quotes it
+    function: str  # qualified name of the function it sits in ("module" outside any)
+
+    @property
+    def distinctive(self) -> bool:
+        """Long enough to be the reference's own line (comments included, as compared outside the hints)."""
+        return len(self.text) > DISTINCTIVE and not self.text.startswith(("#", '"""', "def ", "class "))
+
+    @property
+    def substantive(self) -> bool:
+        """Its code alone is long enough to be the reference's own (as compared inside the hints)."""
+        return len(self.code) > DISTINCTIVE and not self.code.startswith(('"""', "def ", "class "))
+
+
+def _code_part(line: str) -> str:
+    text = line.strip()
+    for i, char in enumerate(text):
+        if char == "#" and text[:i].count('"') % 2 == 0 and text[:i].count("'") % 2 == 0:
+            return text[:i].rstrip()
+    return text
+
+
+def solution_lines(assignment: Assignment) -> list[SolutionLine]:
+    """Every non-blank line between the reference's BEGIN and END markers, with its function."""
+    source = assignment.solution.read_text()
+    names = _enclosing_names(source)
+    lines, inside = [], False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if BEGIN.match(line) or END.match(line):
+            inside = bool(BEGIN.match(line))
+            continue
+        if inside and len(_code_part(line)) >= 4:  # a closing ")" or "])" says nothing of the answer
+            lines.append(SolutionLine(line.strip(), _code_part(line), names.get(number, "module")))
+    return lines
+
+
+@dataclass
+class SolutionCheck:
+    """What :func:`solution_code_check` found: ``found`` refuses a release; ``hinted`` is allowed."""
+
+    found: list[str]  # solution code in the student's folder, each with where
+    hinted: list[str]  # single reference lines the shipped hints quote (the instructor's choice)
+
+    def text(self) -> str:
+        """The self-check's line: says what it found, in the words of the finding."""
+        if self.found:
+            return f"student.zip holds solution code (found: {self.found[:3]})"
+        if self.hinted:
+            return (
+                f"student.zip holds no solution code (its code-level hints quote {len(self.hinted)} line(s) of the "
+                f"reference one at a time, as course.toml's hints = true chooses: {self.hinted[:3]})"
+            )
+        return "student.zip holds no solution code"
+
+
+def solution_code_check(assignment: Assignment, files: dict[str, bytes], entry: CourseEntry | None = None) -> SolutionCheck:
+    """Is any of the reference's solution code in the student's files?
+
+    Everywhere but the handout's code-level hints, a distinctive reference line (longer than
+    ``DISTINCTIVE`` characters, stripped) found verbatim is a finding. The hints section (between
+    the README's ``<!-- BEGIN HINTS -->`` markers, shipped only when course.toml says ``hints =
+    true``) is the instructor's choice to give single lines away: a quoted line there is allowed,
+    but not the whole body of a function (two lines or more, every one quoted) nor ``HINT_RUN``
+    distinctive lines in a row (a block of the answer). Functions the course ships
+    (``[[assignment.ships]]``) are the instructor's choice too and are not looked at.
+    """
+    shipped = {name for ship in (entry.ships if entry else ()) for name in ship.names}
+    lines = [line for line in solution_lines(assignment) if line.function.split(".")[0] not in shipped]
+    hints, rest = [], []
+    for rel, data in sorted(files.items()):
+        text = data.decode("utf-8", "replace")
+        if rel == "README.md":
+            hints += HINT_SECTION.findall(text)
+            text = HINT_SECTION.sub("", text)
+        rest.append(text)
+    everywhere, hinted_text = "\n".join(rest), "\n".join(hints)
+    found = [f"{line.text!r} ({line.function})" for line in lines if line.distinctive and line.text in everywhere]
+    hinted: list[str] = []
+    if hinted_text:
+        by_function: dict[str, list[SolutionLine]] = {}
+        for line in lines:
+            by_function.setdefault(line.function, []).append(line)
+        for function, body in by_function.items():
+            quoted = [bool(line.code) and line.code in hinted_text for line in body]
+            if len(body) >= 2 and all(quoted):
+                found.append(f"the hints quote the whole body of {function} ({len(body)} lines)")
+                continue
+            run = 0
+            for line, is_quoted in zip(body, quoted):
+                run = run + line.substantive if is_quoted else 0
+                if run >= HINT_RUN:
+                    found.append(f"the hints quote {HINT_RUN} lines in a row of {function}'s body (up to {line.code!r})")
+                    break
+            hinted += [line.code for line, is_quoted in zip(body, quoted) if is_quoted and line.substantive]
+    return SolutionCheck(found, list(dict.fromkeys(hinted)))
 
 
 # -- the autograder ---------------------------------------------------------------
@@ -270,13 +405,15 @@ def otter_autograder_zip(assignment: Assignment, files: dict[str, bytes]) -> byt
 def build_zips(
     assignment: Assignment,
     shipped: frozenset[str] = frozenset(),
-    hints: bool = False,
+    hints: bool | None = None,
     refresh_numbers: bool = False,
     otter: bool = False,
+    entry: CourseEntry | None = None,
 ) -> dict[str, bytes]:
     """student.zip and autograder.zip; with ``otter``, also Otter's own Gradescope zip
-    (``release --otter``; see the README's "Otter or the kit's zip")."""
-    student = student_files(assignment, shipped, hints, refresh_numbers)
+    (``release --otter``; see the README's "Otter or the kit's zip"). ``hints`` and the dates in the
+    handout come from ``entry`` (default: the kit's course.toml) unless ``hints`` is given."""
+    student = student_files(assignment, shipped, hints, refresh_numbers, entry)
     zips = {
         "student.zip": make_zip(student, prefix=f"{assignment.name}/"),
         "autograder.zip": make_zip(autograder_files(assignment)),
@@ -295,27 +432,34 @@ def student_files_from_zip(data: bytes) -> dict[str, bytes]:
 def main(
     names: list[str],
     check: bool = True,
-    out: Path = Path("dist"),
+    out: Path = KIT_ROOT / "dist",
     as_of: dt.date | None = None,
     otter: bool = False,
     cache: Path | None = None,
+    course_file: Path | None = None,
 ) -> int:
     """``python -m autograder release``: regenerate, build, self-check, then write dist/.
 
-    Assignments are built in the course's order (``course.toml``), each with what the course
-    ships on ``as_of`` (default today). Before anything is written, every student.zip is checked
-    to hold no code that answers another assignment (:mod:`.course`); one finding refuses the
+    Assignments are built in the course's order (``course.toml``, or ``course_file``), each with
+    its hints and dates and what the course ships on ``as_of`` (default today). Before anything is
+    written, every student.zip is checked to hold none of its own reference's solution code
+    (:func:`solution_code_check`: the hints the course ships may quote single lines) and no code
+    that answers another assignment (:mod:`.course`); one cross-assignment finding refuses the
     whole release. Assignments are then self-checked two at a time (each grades with two
     processes): the serial parts of one (unzipping, the public tests, the simulated Gradescope
-    run) overlap with the gradings of the other.
+    run) overlap with the gradings of the other. student_template/ is regenerated only from the
+    kit's own course.toml (another ``course_file`` builds dist/ alone).
     """
-    from .course import course_findings, load_course
+    from .course import COURSE_FILE, course_findings, load_course
 
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
         return 2
     as_of = as_of or dt.date.today()
-    course = load_course()
+    course = load_course(path=course_file)
+    own_course = course_file is None or Path(course_file).resolve() == (KIT_ROOT / COURSE_FILE).resolve()
+    if not own_course:
+        print(f"course: {course_file} (student_template/ is left as the kit's course.toml makes it)")
     names = sorted(names, key=lambda n: course.order.index(n) if n in course.order else len(course.order))
     failures = 0
     why: dict[str, str] = {}  # assignment -> what failed, for the summary at the end
@@ -325,10 +469,19 @@ def main(
             assignment = load_assignment(name)
             entry = course.entry(name)
             shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
-            built.append((assignment, build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter)))
-            write_student_template(assignment)
+            zips = build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter, entry=entry)
+            leaks = solution_code_check(assignment, student_files_from_zip(zips["student.zip"]), entry)
+            if leaks.found:
+                raise ConfigError(
+                    leaks.text() + ". Take it out of the handout, notebook or tests (the hints may quote single lines)."
+                )
+            built.append((assignment, zips))
+            if own_course:
+                write_student_template(assignment)
             if shipped:
                 print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")
+            if entry.hints:
+                print(f"[{name}] ships the handout's code-level hints (course.toml: hints = true)")
         except ConfigError as exc:
             print(f"[{name}] cannot build: {exc}", file=sys.stderr)
             failures += 1
@@ -367,7 +520,7 @@ def main(
         (out / "course.md").write_text(course.schedule() + f"\nBuilt on {as_of}.\n")
     if not failures and set(tables) == set(list_assignments()):  # a partial release leaves the README's table alone
         write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
-    print(_summary(names, why, out), file=sys.stderr if why else sys.stdout)
+    print(_summary(names, why, out, check), file=sys.stderr if why else sys.stdout)
     return 1 if failures else 0
 
 
@@ -378,14 +531,15 @@ def _remove_stale(out: Path, name: str) -> None:
         shutil.rmtree(target)
 
 
-def _summary(names: list[str], why: dict[str, str], out: Path) -> str:
+def _summary(names: list[str], why: dict[str, str], out: Path, checked: bool = True) -> str:
+    done_how = "built and self-checked" if checked else "built, NOT self-checked (--no-check; not for real releases)"
     if not why:
-        return f"release: {len(names)} assignment(s) built and self-checked into {out}/: {', '.join(names)}"
+        return f"release: {len(names)} assignment(s) {done_how} into {out}/: {', '.join(names)}"
     lines = [f"release FAILED for {len(why)} of {len(names)} assignment(s) (their {out}/<name>/ folders were removed):"]
     lines += [f"  - {name}: {reason}" for name, reason in why.items()]
     done = [n for n in names if n not in why]
     if done:
-        lines.append(f"  built and self-checked: {', '.join(done)}")
+        lines.append(f"  {done_how}: {', '.join(done)}")
     return "\n".join(lines)
 
 

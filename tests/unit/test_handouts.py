@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
-from autograder.handout_numbers import GENERATORS, PLACEHOLDER, is_stale
+from autograder.handout_numbers import PLACEHOLDER, is_stale, runs_file
 from autograder.release import handout_text, student_pins
 
 NAMES = [n for n in list_assignments(KIT_ROOT) if (KIT_ROOT / "assignments" / n / "handout.md").is_file()]
@@ -22,7 +22,10 @@ def test_student_requirements_pin_what_grading_uses():
         )
     for package in ("otter-grader", "matplotlib", "jupyterlab", "einops"):
         assert package in pins
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in (KIT_ROOT / "requirements-student.txt").read_text()
+    # torch's CPU index is in the handout's Linux lines, never in the file: where it is unreachable,
+    # pip would retry it for every package
+    options = [line for line in (KIT_ROOT / "requirements-student.txt").read_text().splitlines() if line.startswith("-")]
+    assert not options, options
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -31,6 +34,8 @@ def test_every_handout_has_the_set_up_lines_and_no_unfilled_placeholder(name):
     for platform in ("**Linux**", "**macOS**", "**Windows**", "**Google Colab**"):
         assert platform in text
     assert "python -m pip install -r requirements.txt" in text
+    assert "python -m pip install -r requirements-lab.txt" in text
+    assert '--index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"' in text
     assert "pip install torch pytest" not in text
     assert not PLACEHOLDER.search(text) and "@PIN:" not in text and "<!--" not in text
 
@@ -51,7 +56,7 @@ def test_the_main_text_gives_no_code_level_answers(name):
         assert answer not in text, f"{name}'s main text gives away {answer!r}: move it to the hints section"
 
 
-@pytest.mark.parametrize("name", sorted(GENERATORS))
+@pytest.mark.parametrize("name", [n for n in NAMES if runs_file(load_assignment(n, KIT_ROOT))])
 def test_quoted_numbers_were_generated_from_the_current_reference(name):
     assert not is_stale(load_assignment(name, KIT_ROOT)), (
         f"assignments/{name}/numbers.json is stale: run `python -m autograder.handout_numbers {name}` (or make release)"
