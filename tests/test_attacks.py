@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 import zipfile
 import zlib
 from pathlib import Path
@@ -630,9 +631,11 @@ def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, no_n
 
 # ---- one student, one world: an attacker beside an honest classmate in grade-all ----------------
 
-CLASSMATE_NAME = "Honest Classmate"
-CLASSMATE_EMAIL = "honest.classmate@example.edu"
-CLASSMATE_CODE = "KITMARKER-honest-code-91c2"  # a comment in the classmate's file
+# New for each run: no file on the machine (this one, a copy of the kit) holds them beforehand.
+_RUN = uuid.uuid4().hex[:10]
+CLASSMATE_NAME = f"Honest Classmate {_RUN.upper()}"
+CLASSMATE_EMAIL = f"honest.classmate.{_RUN}@example.edu"
+CLASSMATE_CODE = f"KITMARKER-honest-code-{_RUN}"  # a comment in the classmate's file
 CLASS_METADATA = f"""\
 submission_2001:
   :submitters:
