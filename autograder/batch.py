@@ -363,6 +363,96 @@ def mark_superseded(subs: list[Submission]) -> None:
         s.superseded_by = ", ".join(sorted(later)) if len(later) == len(set(student_keys(s))) else ""
 
 
+MEAN_DEFINITION = "latest submission each"  # said once, wherever a class mean is shown
+
+
+@dataclass(frozen=True)
+class ClassMean:
+    """The class mean: per student, the latest submission (a group's score counts for each member),
+    as ``gradebook.csv`` has one row per student; an ungraded submission counts 0 there and here."""
+
+    mean: float
+    students: int
+
+    def __str__(self) -> str:
+        return f"mean {self.mean:.1f} over {self.students} student{'s' if self.students != 1 else ''}, {MEAN_DEFINITION}"
+
+
+def student_scores(subs: list[Submission], documents: dict[str, dict]) -> dict[str, float]:
+    """{student: the score of the submission that counts for them} (the gradebook's rows)."""
+    return {e.key: float(documents.get(e.sub.sid, {}).get("score", 0) or 0) for e in gradebook_entries(subs)}
+
+
+def class_mean(subs: list[Submission], documents: dict[str, dict]) -> ClassMean:
+    """The one class mean every output states (the CLI, the dashboard, the gradebook's rows)."""
+    scores = list(student_scores(subs, documents).values())
+    return ClassMean(sum(scores) / len(scores) if scores else 0.0, len(scores))
+
+
+@dataclass(frozen=True)
+class RegradeSummary:
+    """What a regrade changed for grades: students whose counting submission changed (a group's
+    members each), and, apart, superseded or vanished submissions that count for nobody."""
+
+    up: int  # students whose grade went up
+    down: int
+    submissions: int  # counting submissions that changed
+    not_counting: int  # changed submissions that count for no student (superseded, or gone from the export)
+
+    @property
+    def students(self) -> int:
+        return self.up + self.down
+
+    def __str__(self) -> str:
+        who = "1 student's grade" if self.students == 1 else f"{self.students} students' grades"
+        text = f"{who} changed ({self.up} up, {self.down} down) in {self.submissions} submission{'s' if self.submissions != 1 else ''}"
+        if self.not_counting:
+            text += f"; {self.not_counting} superseded or removed submission(s) changed too (no student's grade)"
+        return text
+
+
+def annotate_regrade(diff: list[dict], subs: list[Submission]) -> RegradeSummary:
+    """Mark each changed submission with ``counts`` (does it set a student's grade?) and ``students``
+    (whose), and count students, not submissions. Run after :func:`mark_superseded`."""
+    from .report import student_keys
+
+    by_sid = {s.sid: s for s in subs}
+    counting = {e.key: e.sub.sid for e in gradebook_entries(subs)}
+    up: set[str] = set()
+    down: set[str] = set()
+    submissions = not_counting = 0
+    for d in diff:
+        sub = by_sid.get(d["sid"])
+        d["students"] = [k for k in student_keys(sub) if counting.get(k) == sub.sid] if sub is not None else []
+        d["counts"] = bool(d["students"])
+        d["why_not"] = "" if d["counts"] else (f"superseded by {sub.superseded_by}" if sub else "not in this export")
+        if not d["counts"]:
+            not_counting += 1
+            continue
+        submissions += 1
+        (up if d["change"] > 0 else down).update(d["students"])
+    return RegradeSummary(len(up), len(down), submissions, not_counting)
+
+
+def resolve_deadline(assignment: Assignment, due: str | None) -> tuple[datetime | None, str]:
+    """(deadline, which one is in force and where it comes from): ``--due`` overrides course.toml's
+    ``due`` for this assignment; ``--due none`` sets none. Raises BatchError on a bad ``--due``."""
+    from .course import format_deadline, load_course
+
+    entry = load_course(KIT_ROOT).entry(assignment.name)
+    course_text = f"course.toml's {entry.deadline_text()}" if entry.deadline else "course.toml gives none"
+    if due is not None and due.strip().lower() in ("none", "no", "off"):
+        return None, f"no deadline (--due none; {course_text})"
+    if due:
+        moment = _parse_time(due)
+        if moment is None:
+            raise BatchError(f"--due {due!r} is not a date and time (e.g. 2026-11-01T23:59-08:00).")
+        return moment, f"deadline {format_deadline(moment, entry.timezone)} (--due, overriding {course_text})"
+    if entry.deadline:
+        return entry.deadline, f"deadline {entry.deadline_text()} (course.toml; --due overrides it)"
+    return None, f"no deadline ({course_text} for {assignment.name}; --due sets one)"
+
+
 def write_gradebooks(
     out: Path, assignment: Assignment, subs: list[Submission], documents: dict[str, dict], canvas_column: str = ""
 ) -> list[Path]:
@@ -440,7 +530,8 @@ def write_gradebooks(
 
 
 def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> None:
-    """regrade_diff.csv: one row per submission whose score changed, the tests that changed in one cell."""
+    """regrade_diff.csv: one row per submission whose score changed, the tests that changed in one cell,
+    and whether it sets a student's grade (``counts``: "yes", or "no: superseded by ...")."""
     by_sid = {s.sid: s for s in subs}
     rows = []
     for d in diff:
@@ -450,6 +541,7 @@ def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> 
             return "" if value is None else _number(value)
 
         tests = "; ".join(f"{name}: {points(a) or '-'} -> {points(b) or '-'}" for name, a, b in d["tests"])
+        counts = "yes" if d.get("counts", True) else f"no: {d.get('why_not', '')}"
         rows.append(
             [
                 d["sid"],
@@ -460,9 +552,14 @@ def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> 
                 f"{d['change']:+.2f}",
                 len(d["tests"]),
                 tests,
+                counts,
             ]
         )
-    _write_csv(path, ["submission", "student_id", "name", "old_total", "new_total", "change", "tests_changed", "tests"], rows)
+    _write_csv(
+        path,
+        ["submission", "student_id", "name", "old_total", "new_total", "change", "tests_changed", "tests", "counts"],
+        rows,
+    )
 
 
 def read_results_folder(out: Path) -> dict[str, dict]:
@@ -485,12 +582,8 @@ def main(args: argparse.Namespace) -> int:
     assignment = load_assignment(args.assignment)
     out = Path(args.out)
     compare = getattr(args, "compare", None)
-    due = None
     try:
-        if getattr(args, "due", None):
-            due = _parse_time(args.due)
-            if due is None:
-                raise BatchError(f"--due {args.due!r} is not a date and time (e.g. 2026-11-01T23:59-08:00).")
+        due, due_note = resolve_deadline(assignment, getattr(args, "due", None))
         subs = find_submissions(Path(args.folder))
         if not subs:
             raise BatchError(f"{args.folder} holds no submissions (it is empty).")
@@ -504,6 +597,7 @@ def main(args: argparse.Namespace) -> int:
     except BatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    print(due_note)
     for s in subs:
         submitted = _parse_time(s.created_at)
         s.late = (submitted > due) if (due is not None and submitted is not None) else None
@@ -554,16 +648,18 @@ def main(args: argparse.Namespace) -> int:
         from .report import regrade_diff
 
         diff = regrade_diff(earlier, documents)
+        changed = annotate_regrade(diff, subs)
         write_regrade_diff(out / "regrade_diff.csv", subs, diff)
         written.append(out / "regrade_diff.csv")
-        up = sum(d["change"] > 0 for d in diff)
-        print(f"regrade diff against {compare}: {len(diff)} submission(s) changed ({up} up, {len(diff) - up} down)")
+        print(f"regrade diff against {compare}: {changed}")
     from .report import write_report
 
-    write_report(out / "report.html", assignment, subs, documents, diff, str(compare or ""))
-    scores = [float(d.get("score", 0)) for d in documents.values()]
+    write_report(out / "report.html", assignment, subs, documents, diff, str(compare or ""), deadline=due_note)
+    late = sum(bool(e.sub.late) for e in gradebook_entries(subs))
     print(
-        f"graded {len(subs)} submissions; mean {sum(scores) / len(scores):.1f}; wrote {out}/report.html, "
+        f"graded {len(subs)} submissions; {class_mean(subs, documents)}"
+        + (f"; {late} student(s) late" if due is not None else "")
+        + f"; wrote {out}/report.html, "
         + ", ".join(p.name for p in written)
     )
     return 0

@@ -386,7 +386,7 @@ def score_histogram_svg(scores: list[float], total: float = 100.0) -> str:
         parts.append(f'<text x="{x + (step - 6) / 2:.1f}" y="{top + plot_h + 14}" text-anchor="middle">{labels[i]}</text>')
     parts.append(
         f'<text x="{left + plot_w / 2:.0f}" y="{height - 6}" text-anchor="middle" fill="#59636e">score (points)</text>'
-        f'<text x="12" y="{top + plot_h / 2:.0f}" text-anchor="middle" fill="#59636e" transform="rotate(-90 12 {top + plot_h / 2:.0f})">submissions</text>'
+        f'<text x="12" y="{top + plot_h / 2:.0f}" text-anchor="middle" fill="#59636e" transform="rotate(-90 12 {top + plot_h / 2:.0f})">students</text>'
         "</svg>"
     )
     return "".join(parts)
@@ -422,13 +422,15 @@ def _section_attention(rows: list[StudentRow]) -> str:
     )
 
 
-def _section_distribution(rows: list[StudentRow], total: float) -> str:
-    scores = [r.score for r in rows]
-    mean = sum(scores) / len(scores) if scores else 0.0
-    ungradable = sum(any(f == "ungradable" for f, _ in r.flags) for r in rows)
+def _section_distribution(rows: list[StudentRow], scores: list[float], total: float) -> str:
+    """The distribution of the scores that count: one per student (latest submission each; a group's
+    score for each member), the population of the class mean and of gradebook.csv."""
+    from .batch import MEAN_DEFINITION
+
+    ungradable = sum(len(r.students) for r in rows if any(f == "ungradable" for f, _ in r.flags))
     stats = [
-        ("submissions counted", len(rows)),
-        ("mean", f"{mean:.1f}"),
+        ("students", len(scores)),
+        ("mean", f"{sum(scores) / len(scores):.1f}" if scores else "–"),
         ("median", f"{median(scores):.1f}" if scores else "–"),
         ("full marks", sum(s >= total - 1e-9 for s in scores)),
         ("score 0", sum(s == 0 for s in scores)),
@@ -436,7 +438,8 @@ def _section_distribution(rows: list[StudentRow], total: float) -> str:
     ]
     table = "".join(f"<tr><th>{k}</th><td class=num>{v}</td></tr>" for k, v in stats)
     return (
-        '<section id="distribution"><h2>Score distribution</h2><div class="twocol">'
+        '<section id="distribution"><h2>Score distribution</h2>'
+        f'<p class="muted small">One score per student, {_e(MEAN_DEFINITION)}: the rows of gradebook.csv.</p><div class="twocol">'
         f"<div>{score_histogram_svg(scores, total)}</div><table style='max-width:280px'>{table}</table></div></section>"
     )
 
@@ -500,14 +503,18 @@ def _section_mistakes(assignment: Assignment, rows: list[StudentRow]) -> str:
     )
 
 
-def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str) -> str:
+def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str, summary: object = None) -> str:
+    """Every changed submission, those that set a student's grade first; the heading counts students
+    (``summary``: batch.RegradeSummary), not submissions: a superseded one changes no grade."""
     by_sid = {r.sid: r for r in rows}
     if not diff:
         return f'<section id="regrade"><h2>Regrade diff</h2><p>No score changed since the grading in <code>{_e(compared_with)}</code>.</p></section>'
     items = []
-    for d in diff:
+    for d in sorted(diff, key=lambda d: not d.get("counts", True)):
         r = by_sid.get(d["sid"])
         who = f'<a href="#{r.anchor}">{_e(r.label)}</a>' if r else _e(d["sid"])
+        if not d.get("counts", True):
+            who += f'<div class="muted small">counts for nobody: {_e(d.get("why_not", ""))}</div>'
         old = "–" if d["old"] is None else _points(d["old"])
         new = "–" if d["new"] is None else _points(d["new"])
         cls = "up" if d["change"] > 0 else "down"
@@ -515,13 +522,17 @@ def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str) 
             f"{_e(name)}: {'–' if a is None else _points(a)} → {'–' if b is None else _points(b)}" for name, a, b in d["tests"]
         )
         items.append(
-            f"<tr><td>{who}</td><td class=num>{old}</td><td class=num>{new}</td>"
+            f'<tr data-counts="{"yes" if d.get("counts", True) else "no"}"><td>{who}</td><td class=num>{old}</td><td class=num>{new}</td>'
             f'<td class="num {cls}">{d["change"]:+.2f}</td><td class=small>{tests or "(the total only)"}</td></tr>'
         )
-    up = sum(d["change"] > 0 for d in diff)
+    if summary is None:
+        up = sum(d["change"] > 0 for d in diff)
+        heading, said = f"{len(diff)} changed", f"{len(diff)} submission(s) changed: {up} up, {len(diff) - up} down"
+    else:
+        heading, said = f"{summary.students} student{'s' if summary.students != 1 else ''} changed", str(summary)
     return (
-        f'<section id="regrade"><h2>Regrade diff ({len(diff)} changed)</h2>'
-        f'<p class="muted small">Compared with <code>{_e(compared_with)}</code>: {up} up, {len(diff) - up} down '
+        f'<section id="regrade"><h2>Regrade diff ({heading})</h2>'
+        f'<p class="muted small">Compared with <code>{_e(compared_with)}</code>: {_e(said)} '
         "(also in <code>regrade_diff.csv</code>).</p>"
         "<table><tr><th>student</th><th class=num>before</th><th class=num>now</th><th class=num>change</th><th>tests that changed</th></tr>"
         f"{''.join(items)}</table></section>"
@@ -572,43 +583,53 @@ def render_report(
     documents: dict[str, dict],
     diff: list[dict] | None = None,
     compared_with: str = "",
+    deadline: str = "",
 ) -> str:
-    """The dashboard as one HTML string (inline CSS, SVG and a small script; works offline and in print)."""
+    """The dashboard as one HTML string (inline CSS, SVG and a small script; works offline and in print).
+
+    ``deadline``: which deadline flagged late submissions and where it came from (grade-all's line)."""
+    from .batch import annotate_regrade, class_mean, student_scores
+
     rows = student_rows(subs, documents)
-    # The statistics count each student's submission that counts (a superseded one only
-    # appears in the table), as the gradebook does.
+    # Pass rates and mistakes count each submission that counts for a student (a superseded one
+    # only appears in the table); scores, the mean and the histogram count students, as the gradebook.
     current = [r for r in rows if not r.superseded_by]
     tests = cohort_tests(documents)
     rates = pass_rates(tests, documents, [r.sid for r in current])
     total = assignment.total_points or 100.0
     attention = sum(r.needs_attention for r in rows)
-    students = len({k for r in rows for k in r.students})
+    mean = class_mean(subs, documents)
+    summary = annotate_regrade(diff, subs) if diff is not None else None
     sections = [
         _section_attention(rows),
-        _section_diff(diff, rows, compared_with) if diff is not None else "",
-        _section_distribution(current, total),
+        _section_diff(diff, rows, compared_with, summary) if diff is not None else "",
+        _section_distribution(current, list(student_scores(subs, documents).values()), total),
         _section_functions(tests, rates, len(current)),
         _section_mistakes(assignment, current),
         _section_students(rows, assignment),
     ]
     cards = [
-        ("students", students, False),
+        ("students", mean.students, False),
         ("submissions", len(rows), False),
-        ("mean score", f"{(sum(r.score for r in current) / len(current)) if current else 0:.1f}", False),
+        (f"mean score ({MEAN_CARD})", f"{mean.mean:.1f}", False),
         ("need attention", attention, attention > 0),
     ]
-    if diff is not None:
-        cards.append(("scores changed", len(diff), len(diff) > 0))
+    if summary is not None:
+        cards.append(("students whose score changed", summary.students, summary.students > 0))
     card_html = "".join(f'<div class="card{" alert" if alert else ""}"><b>{v}</b>{_e(k)}</div>' for k, v, alert in cards)
     title = f"{assignment.title}: cohort report"
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body><main>"
         f"<h1>{_e(title)}</h1><p class='muted'>assignment <code>{_e(assignment.name)}</code>, {total:g} points; "
-        f"{len(rows)} submissions from {students} students; statistics count each student's latest submission.</p>"
+        f"{len(rows)} submissions from {mean.students} students; {_e(str(mean))}"
+        f"{'; ' + _e(deadline) if deadline else ''}.</p>"
         f'<div class="cards">{card_html}</div>{"".join(sections)}'
         f"</main><script>{SCRIPT}</script></body></html>"
     )
+
+
+MEAN_CARD = "latest submission per student"
 
 
 def write_report(
@@ -618,5 +639,6 @@ def write_report(
     documents: dict[str, dict],
     diff: list[dict] | None = None,
     compared_with: str = "",
+    deadline: str = "",
 ) -> None:
-    Path(path).write_text(render_report(assignment, subs, documents, diff, compared_with), encoding="utf-8")
+    Path(path).write_text(render_report(assignment, subs, documents, diff, compared_with, deadline), encoding="utf-8")

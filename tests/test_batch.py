@@ -96,6 +96,10 @@ def test_gradescope_export_dashboard_gradebooks_regrade_diff_and_resume(tmp_path
     rows = _csv(out / "gradebook.csv")
     by_student = {r["student_id"]: r for r in rows}
     assert sorted(by_student) == ["111", "222", "333", "444", "555", "666"], "one row per student, the group expanded"
+    # one class mean: the gradebook's rows (latest submission per student, a group for each member), said so
+    mean = f"mean {sum(float(r['total']) for r in rows) / len(rows):.1f} over 6 students, latest submission each"
+    assert mean in proc.stdout and mean in (out / "report.html").read_text()
+    assert "deadline 2026-11-02 00:00 UTC-08:00 (--due, overriding course.toml's 2027-02-22 23:59 UTC)" in proc.stdout
     assert by_student["111"]["submission"] == "submission_1001" and by_student["111"]["total"] == "100.00"
     assert "also submission_1004 (0.00)" in by_student["111"]["notes"]
     assert by_student["222"]["total"] == "0.00" and by_student["222"]["late"] == "yes" and by_student["111"]["late"] == "no"
@@ -136,11 +140,11 @@ def test_gradescope_export_dashboard_gradebooks_regrade_diff_and_resume(tmp_path
     due = ("--due", "2026-11-02T00:00:00-08:00")
     again = run_cli("grade-all", "attention", str(export), "--out", str(out), *due, "--compare", str(before))
     assert again.returncode == 0 and "6 submission(s) already graded" in again.stdout, again.stderr[-2000:]
-    assert "1 submission(s) changed (1 up, 0 down)" in again.stdout
+    assert "1 student's grade changed (1 up, 0 down) in 1 submission" in again.stdout
     (change,) = _csv(out / "regrade_diff.csv")
     assert change["submission"] == "submission_1001" and change["change"] == "+1.00" and change["tests_changed"] == "1"
     assert earlier["tests"][0]["name"] in change["tests"]
-    assert "Regrade diff (1 changed)" in (out / "report.html").read_text()
+    assert "Regrade diff (1 student changed)" in (out / "report.html").read_text()
     assert _csv(out / "gradebook.csv") == rows, "regrading must be deterministic"
 
 
