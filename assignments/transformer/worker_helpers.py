@@ -10,9 +10,15 @@ loop's behaviour visible:
 * float64 parameters, so two correct training loops agree to ~1e-12;
 * its initial scale is adjustable, so gradient clipping at 1.0 really triggers;
 * train mode differs from eval mode (a fixed "dropout-like" feature scaling),
-  so a loss computed in the wrong mode has a different value;
+  so a loss computed, or a token generated, in the wrong mode has a different
+  value: the tests compare the values the student's functions return with what
+  the grader computes itself on a grader-side copy (or on the weights read back);
 * it records the mode, whether gradients were enabled and the input length of
   every forward call, and whether the input was the watched (validation) set.
+  That log is written inside the student's process, so it is the process's
+  word about itself, not evidence: only the two 1-point no_grad tests read it
+  (torch.no_grad() has no consequence on any returned value), and
+  assignment.toml says so.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Your generate takes logits[:, 0].argmax(...), the prediction made after the FIRS
 context, so every step predicts the same second token. The next token is predicted at the last
 position, which has seen the whole context: logits[:, -1].
 """
-CAUGHT_BY = ["hidden/test_generate.py::test_generate_matches_reference", "hidden/test_train.py::test_counting_task"]
+CAUGHT_BY = ["hidden/test_generate.py::test_generate_matches_reference"]
 
 
 def generate(model, prompt, n_new):

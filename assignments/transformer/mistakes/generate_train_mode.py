@@ -4,7 +4,11 @@ Your generate calls the model as it finds it, usually in train mode (dropout act
 gradients enabled. Generation is inference: call model.eval() and wrap the loop in
 torch.no_grad(), otherwise outputs are randomised by dropout and a graph is built for nothing.
 """
-CAUGHT_BY = ["hidden/test_generate.py::test_generate_matches_reference", "hidden/test_generate.py::test_generate_eval_mode_no_grad"]
+CAUGHT_BY = [
+    "hidden/test_generate.py::test_generate_matches_reference",
+    "hidden/test_generate.py::test_generate_eval_mode",
+    "hidden/test_generate.py::test_generate_no_grad",
+]
 
 
 def generate(model, prompt, n_new):

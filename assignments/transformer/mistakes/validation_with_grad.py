@@ -4,6 +4,6 @@ Your validation runs outside torch.no_grad(), so PyTorch builds a graph for data
 trained on: wasted memory and time (and a risk of calling backward on it by accident). Wrap the
 validation loss in `with torch.no_grad():`.
 """
-CAUGHT_BY = ["hidden/test_train.py::test_validation_eval_mode_no_grad"]
+CAUGHT_BY = ["hidden/test_train.py::test_validation_no_grad"]
 PATCH = [('with torch.no_grad():\nval = lm_loss(model, val_tokens).item()\n',
   'val = lm_loss(model, val_tokens).item()\n')]

@@ -82,8 +82,29 @@ def test_train_copy_follows_reference(student, reference, seed, which):
         )
 
 
+def _trained_reference(reference, state, seed):
+    """The reference AttnSeq2Seq (float32) holding the weights read back from the student's model.
+
+    Returns (model or None, what went wrong): the keys and shapes must be the contract's (the layers are given).
+    """
+    evaluator = seeded_model(reference.AttnSeq2Seq, seed, double=False)
+    want = {k: tuple(v.shape) for k, v in evaluator.state_dict().items()}
+    missing = sorted(k for k in want if k not in state)
+    wrong = sorted(k for k in want if k in state and tuple(state[k].shape) != want[k])
+    if missing or wrong:
+        return None, (f"missing {missing[:6]}" if missing else "") + (f" wrong shapes {wrong[:6]}" if wrong else "")
+    evaluator.load_state_dict({k: torch.as_tensor(state[k]).detach().to(torch.float32) for k in want})
+    return evaluator.eval(), ""
+
+
 def _train_and_score(student, reference, seed, gen, length, steps):
-    """Train the student's AttnSeq2Seq from seeded weights; return (losses, free-running accuracy)."""
+    """Train the student's AttnSeq2Seq from seeded weights; return (losses, free-running accuracy).
+
+    The accuracy is the grader's: the trained weights are read back from the student's model and loaded into
+    the reference AttnSeq2Seq, whose own greedy decoding copies held-out sequences here, on the grader side.
+    Nothing the student's generate (or forward) says is evidence of what training achieved: a generate that
+    copies its input, with no trained decoder behind it, earns nothing.
+    """
     ref = seeded_model(reference.AttnSeq2Seq, seed, double=False)  # PyTorch's default init, float32
     model = student_model(student, "AttnSeq2Seq", state_dict_of(ref), double=False)
     losses = student.train_copy(model, length, steps=steps, batch_size=64, lr=3e-3, seed=seed)
@@ -97,13 +118,25 @@ def _train_and_score(student, reference, seed, gen, length, steps):
         all(math.isfinite(x) for x in losses),
         f"{where}: some losses are not finite (NaN or inf); check the loss and the gradient clipping.",
     )
+    state = {k: torch.as_tensor(v) for k, v in model.state_dict().items()}
+    trained, problem = _trained_reference(reference, state, seed)
+    expect_true(
+        trained is not None,
+        f"{where}: the trained model's state_dict() does not load into the contract's AttnSeq2Seq ({problem}). "
+        "The grader evaluates the trained weights itself: keep the given layers (emb, encoder, cell, out) "
+        "with their names and sizes.",
+    )
+    expect_true(
+        all(bool(torch.isfinite(v).all()) for v in state.values() if v.is_floating_point()),
+        f"{where}: the trained weights hold NaN or inf.",
+    )
     src = random_tokens(gen, 1000, length)  # held out: drawn from the test's generator, not the training one
-    predicted = torch.as_tensor(model.generate(src, length))
+    predicted = trained.generate(src, length)  # the reference's greedy decoding, on the grader side
     return losses, float((predicted == src).float().mean())
 
 
 def test_train_copy_learns_to_copy(student, reference, seed, gen):
-    """train_copy: 1,000 steps at length 8 copy held-out sequences with free-running accuracy >= 0.98"""
+    """train_copy: 1,000 steps at length 8 give weights that copy held-out sequences (free-running accuracy >= 0.98)"""
     length, steps = 8, 1000
     # Over 19 seeds the reference ended between 0.984 and 0.999, so a single unlucky run of a
     # correct solution could land near 0.98. A second seed is tried only when the first run
@@ -121,8 +154,10 @@ def test_train_copy_learns_to_copy(student, reference, seed, gen):
     report = "; ".join(f"seed {i + 1}: accuracy {a:.3f}, loss {l0:.3f} -> {l1:.3f}" for i, (a, l0, l1) in enumerate(runs))
     expect_true(
         False,
-        f"train_copy(AttnSeq2Seq(), length={length}, steps={steps}, batch_size=64, lr=3e-3): the free-running "
-        f"accuracy on 1,000 held-out sequences stayed below 0.98 ({report}; the "
-        "reference ends near 0.99 with a loss near 0.02). Train with the target src (not tgt_in), "
-        "torch.optim.Adam at lr=3e-3, zero_grad every step and clipping at 1.0.",
+        f"train_copy(AttnSeq2Seq(), length={length}, steps={steps}, batch_size=64, lr=3e-3): the trained weights, "
+        "loaded into the grader's reference AttnSeq2Seq, copy 1,000 held-out sequences (greedy, free running) "
+        f"with an accuracy below 0.98 ({report}; the reference ends near 0.99 with a loss near 0.02). Train "
+        "with the target src (not tgt_in), torch.optim.Adam at lr=3e-3, zero_grad every step and clipping at 1.0; "
+        "the model's step and forward must compute what the handout says (the weights are evaluated in the "
+        "contract's model).",
     )

@@ -48,6 +48,12 @@ def test_model_shapes(student):
     tgt_in = torch.tensor([[BOS, 1, 2, 3, 4], [BOS, 9, 8, 7, 6]])
     logits = model(src, tgt_in)
     expect_shape(logits, (2, 5, VOCAB), "AttnSeq2Seq(hidden=16, emb=8)(src (2, 5), tgt_in (2, 5)) logits")
+    finite = torch.isfinite(torch.as_tensor(logits).detach())
+    expect_true(
+        bool(finite.all()),
+        f"AttnSeq2Seq(hidden=16, emb=8)(src (2, 5), tgt_in (2, 5)): {int((~finite).sum())} of {finite.numel()} "
+        "logits are NaN or inf; every logit of a freshly built model is a finite number.",
+    )
     other = torch.as_tensor(model(src.flip(1), tgt_in)).detach()
     expect_true(
         float((torch.as_tensor(logits).detach() - other).abs().max()) > 0,

@@ -3,7 +3,8 @@
 import copy
 
 import pytest
-from support_transformer import probe_pair, tokens
+import torch
+from support_transformer import helpers, probe_pair, tokens
 
 from autograder.checks import expect_close, expect_true, replay
 
@@ -35,22 +36,75 @@ def test_generate_matches_reference(student, reference, gen, seed, case):
     )
 
 
-def test_generate_eval_mode_no_grad(student, gen, seed):
-    """generate: runs the model in eval mode without gradients"""
-    probe, _ = probe_pair(student, VOCAB, 8, 16, seed=seed)
+def _greedy_in_train_mode(model, prompt, n_new):
+    """Greedy decoding with the model left in train mode (what a generate without model.eval() computes)."""
+    model = copy.deepcopy(model).train()
+    out = prompt
+    with torch.no_grad():
+        for _ in range(n_new):
+            logits = model(out[:, -model.max_len:])
+            out = torch.cat([out, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
+    return out
+
+
+def test_generate_eval_mode(student, reference, gen, seed):
+    """generate: runs the model in eval mode (a model handed over in train mode)"""
+    # The probe's train mode scales its features (a fixed "dropout"), so its greedy tokens differ between the
+    # modes. The grader picks a prompt on which they do, and compares the tokens generate returns with the
+    # reference's on a grader-side copy of the same model: nothing the student's process says about its own
+    # mode is evidence, only the tokens it returned.
+    n_new = 4
+    probe, local = probe_pair(student, VOCAB, 8, 16, seed=seed)
+    local.train()
+    for _ in range(8):                                  # about half the random prompts tell the modes apart
+        prompt = tokens(3, 3, VOCAB, gen)
+        want = reference.generate(copy.deepcopy(local), prompt, n_new)
+        if not torch.equal(want, _greedy_in_train_mode(local, prompt, n_new)):
+            break
     probe.train()
-    student.generate(probe, tokens(2, 3, VOCAB, gen), 4)
-    calls = probe.call_log()
-    expect_true(len(calls) > 0, "generate(probe model, prompt (2, 3), n_new=4) never called the model.")
-    in_train_mode = sum(c["training"] for c in calls)
-    expect_true(
-        in_train_mode == 0,
-        f"generate(...): {in_train_mode} of {len(calls)} model calls ran in train mode. Call model.eval() first: "
-        "generation is inference.",
+    # the diagnoser replays generate on a copy of the grader-side twin, in train mode as the student's was
+    call = {"fn": "generate", "args": (copy.deepcopy(local), prompt, n_new), "kwargs": {}}
+    with replay(call):
+        got = student.generate(probe, prompt, n_new)
+    expect_close(
+        got, want,
+        f"generate(probe model left in train mode, prompt of shape {tuple(prompt.shape)}, n_new={n_new}), the prompt "
+        "followed by the new tokens",
+        atol=0,  # tokens are integers
+        call=call,
+        hint="Generation is inference: call model.eval() first (dropout-like layers off), whatever mode the model "
+        "was handed over in, then decode greedily inside torch.no_grad().",
     )
-    with_grad = sum(c["grad_enabled"] for c in calls)
+
+
+def _calls_with_grad(log):
+    return sum(bool(c.get("grad_enabled")) for c in log if isinstance(c, dict))
+
+
+def test_generate_no_grad(student, gen, seed):
+    """generate: runs the model inside torch.no_grad()"""
+    # NOT unforgeable, hence 1 point: torch.no_grad() changes none of the tokens generate returns, so its
+    # only evidence is the probe model's own log of torch.is_grad_enabled(), written inside the student's
+    # process, which the student's code can overwrite. Eval mode, which does change the tokens, is
+    # test_generate_eval_mode.
+    prompt = tokens(2, 3, VOCAB, gen)
+    probe, _ = probe_pair(student, VOCAB, 8, 16, seed=seed)
+    student.generate(probe, prompt, 4)
+    log = probe.call_log()
+
+    def replay_count(module):
+        """How many model calls ran with gradients enabled, on a grader-side probe."""
+        local = helpers().ProbeLM(VOCAB, 8, 16, seed=seed)
+        with torch.enable_grad():
+            module.generate(local, prompt, 4)
+        return _calls_with_grad(local.call_log())
+
+    expect_true(len(log) > 0, "generate(probe model, prompt (2, 3), n_new=4) never called the model.")
+    with_grad = _calls_with_grad(log)
     expect_true(
         with_grad == 0,
-        f"generate(...): {with_grad} of {len(calls)} model calls ran with gradients enabled. Wrap the loop in "
+        f"generate(...): {with_grad} of {len(log)} model calls ran with gradients enabled. Wrap the loop in "
         "`with torch.no_grad():` (nothing is trained here, so no graph should be built).",
+        call=replay_count,
+        got=with_grad,
     )

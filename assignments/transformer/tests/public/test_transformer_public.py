@@ -20,6 +20,24 @@ def _plain(x):
     return torch.as_tensor(x).detach()
 
 
+def _expect_finite(x, what, hint=""):
+    """Every entry of ``x`` is a number: NaN or inf never passes, not even against a NaN computed from your own model."""
+    t = _plain(x)
+    bad = ~torch.isfinite(t) if t.is_floating_point() else torch.zeros(t.shape, dtype=torch.bool)
+    if bad.any():
+        first = tuple(int(i) for i in bad.nonzero()[0])
+        expect_true(
+            False,
+            f"{what}: {int(bad.sum())} of {bad.numel()} entries are NaN or inf, the first at index {first} "
+            f"({float(t[first])}). {hint}",
+        )
+
+
+_MASK_HINT = ("A query whose every key is blocked gives NaN in attention: the mask convention is True = blocked, "
+              "and the causal mask blocks only the future (strictly above the diagonal), so each position still sees "
+              "itself.")
+
+
 def _random_layer(d, h, ff, gen):
     """nn.TransformerEncoderLayer (pre-norm, no dropout) in float64 with random weights, biases and norm gains."""
     layer = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True, norm_first=True).double()
@@ -64,6 +82,8 @@ def test_lm_shapes_and_causality(student, gen):
     changed[:, 6:] = (changed[:, 6:] + 3) % 8                                  # the course's check: alter the future
     logits, logits_changed = model(x), model(changed)
     expect_shape(logits, (2, 10, 8), "TinyCausalLM(8, ...)(tokens of shape (2, 10))")
+    _expect_finite(logits, "TinyCausalLM(8, ...)(tokens of shape (2, 10)) logits", _MASK_HINT)
+    _expect_finite(logits_changed, "TinyCausalLM(8, ...)(tokens of shape (2, 10)) logits", _MASK_HINT)
     leak = float((_plain(logits)[:, :6] - _plain(logits_changed)[:, :6]).abs().max())
     expect_true(
         leak < 1e-5,
@@ -85,10 +105,13 @@ def test_lm_loss_shifts_targets(student, gen):
     model.eval()
     x = torch.randint(8, (3, 9), generator=gen)
     logits = _plain(model(x[:, :-1])).double()
+    # the expected loss is computed from your own model's logits: they must be numbers, or NaN would meet NaN
+    _expect_finite(logits, f"TinyCausalLM(8, ...)(tokens of shape {tuple(x[:, :-1].shape)}) logits", _MASK_HINT)
     want = F.cross_entropy(logits.reshape(-1, 8), x[:, 1:].reshape(-1))
     got = _plain(student.lm_loss(model, x))
     what = f"lm_loss(model, tokens of shape {tuple(x.shape)})"
     expect_true(got.numel() == 1, f"{what}: expected one number (the mean), got shape {tuple(got.shape)}.")
+    _expect_finite(got, what, "The mean cross-entropy of finite logits is a finite number.")
     expect_close(
         got.reshape(1), want.reshape(1), what,
         atol=1e-5,  # float32 model
@@ -104,12 +127,14 @@ def test_generate_greedy(student, gen):
     prompt = torch.randint(8, (2, 3), generator=gen)
     got = _plain(student.generate(model, prompt, 4))
     expect_shape(got, (2, 7), "generate(model, prompt of shape (2, 3), n_new=4)")
+    _expect_finite(model(prompt), "TinyCausalLM(8, ...)(prompt of shape (2, 3)) logits", _MASK_HINT)
     expect_true(len(set(_plain(model(prompt))[:, -1].reshape(-1).tolist())) > 1,
                 "TinyCausalLM: the logits at the last position of the prompt are all equal, so greedy generation "
                 "has nothing to choose from: check TinyCausalLM first.")
     want = prompt
     for _ in range(4):                                                          # greedy by hand, same model
         logits = _plain(model(want))
+        _expect_finite(logits, f"TinyCausalLM(8, ...)(tokens of shape {tuple(want.shape)}) logits", _MASK_HINT)
         want = torch.cat([want, logits[:, -1].argmax(-1, keepdim=True)], dim=1)
     expect_close(got, want, "generate(model, prompt of shape (2, 3), n_new=4)", atol=0,
                  hint="Each new token is the argmax of the logits at the LAST position; the prompt stays in front.")
@@ -129,7 +154,7 @@ def test_train_history(student, gen):
     )
     val = [float(v) for v in history["val_loss"]]
     losses = [float(v) for v in history["train_loss"]] + val
-    expect_true(all(0 < v < 100 for v in losses),
+    expect_true(all(math.isfinite(v) and 0 < v < 100 for v in losses),
                 f"train(...): the losses {losses} are not cross-entropies of a model that is learning (each is "
                 "positive, about ln 8 = 2.08 at the start). Record loss.item() of lm_loss for every batch.")
     best = min(range(3), key=lambda i: val[i])
