@@ -27,7 +27,7 @@ from .config import KIT_ROOT, STUDENT_USER, Assignment, ConfigError, list_assign
 from .markers import BEGIN, END, MarkerError, _enclosing_names, make_stub
 
 if TYPE_CHECKING:
-    from .course import CourseEntry
+    from .course import Course, CourseEntry
 
 TEMPLATES = Path(__file__).parent / "templates"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -275,6 +275,17 @@ class SolutionCheck:
         return "student.zip holds no solution code"
 
 
+_BUILDING: Course | None = None  # the course the running release builds from (release --course), see course_entry
+
+
+def course_entry(name: str) -> CourseEntry:
+    """``name``'s entry in the course the running release builds from (default: the kit's course.toml):
+    the self-check judges student.zip by the same hints and ships the release built it with."""
+    from .course import load_course
+
+    return (_BUILDING or load_course()).entry(name)
+
+
 def solution_code_check(assignment: Assignment, files: dict[str, bytes], entry: CourseEntry | None = None) -> SolutionCheck:
     """Is any of the reference's solution code in the student's files?
 
@@ -455,8 +466,9 @@ def main(
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
         return 2
+    global _BUILDING
     as_of = as_of or dt.date.today()
-    course = load_course(path=course_file)
+    course = _BUILDING = load_course(path=course_file)
     own_course = course_file is None or Path(course_file).resolve() == (KIT_ROOT / COURSE_FILE).resolve()
     if not own_course:
         print(f"course: {course_file} (student_template/ is left as the kit's course.toml makes it)")
