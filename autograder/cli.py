@@ -69,6 +69,12 @@ def _cmd_points(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_new(args: argparse.Namespace) -> int:
+    from .scaffold import main as scaffold_main
+
+    return scaffold_main(args.name, args.function, Path(args.root) if args.root else None, args.title)
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -186,6 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
                        "[functions.<f>] weights)")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_points)
+
+    p = sub.add_parser(
+        "new",
+        help="scaffold a new assignment that releases as it is (a toy function, its tests, ten catalogued mistakes, "
+        "the course entry)",
+    )
+    p.add_argument("name", help="the assignment, also the module students submit (<name>.py); a lowercase identifier")
+    p.add_argument("--function", default="scale", help="the toy function's name (default scale)")
+    p.add_argument("--title", help="the assignment's title (default 'Scaling a tensor')")
+    p.add_argument("--root", help="the kit's root to write into (default: this kit)")
+    p.set_defaults(func=_cmd_new)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)

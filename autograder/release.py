@@ -45,6 +45,7 @@ def torch_version() -> str:
 # -- the student's folder ---------------------------------------------------------
 HINTS = re.compile(r"\n?<!-- BEGIN HINTS -->.*?<!-- END HINTS -->\n?", re.DOTALL)
 STUDENT_REQUIREMENTS = "requirements-student.txt"
+STUDENT_LAB_REQUIREMENTS = "requirements-student-lab.txt"  # the student's requirements-lab.txt (notebook, otter check)
 
 
 def handout_text(assignment: Assignment, hints: bool = False, refresh_numbers: bool = False, dates: str = "") -> str:
@@ -83,9 +84,11 @@ def handout_text(assignment: Assignment, hints: bool = False, refresh_numbers: b
 
 
 def student_pins() -> dict[str, str]:
-    """{package: version} from requirements-student.txt."""
+    """{package: version} from requirements-student.txt and requirements-student-lab.txt."""
     pins = {}
-    for line in (KIT_ROOT / STUDENT_REQUIREMENTS).read_text().splitlines():
+    lines = (KIT_ROOT / STUDENT_REQUIREMENTS).read_text().splitlines()
+    lines += (KIT_ROOT / STUDENT_LAB_REQUIREMENTS).read_text().splitlines()
+    for line in lines:
         if "==" in line and not line.lstrip().startswith(("#", "-")):
             name, version = line.split("==", 1)
             pins[name.strip().lower()] = version.split(";")[0].strip()
@@ -162,6 +165,7 @@ def student_files(
     files: dict[str, bytes] = {assignment.submit_file: stub.encode()}
     files["README.md"] = handout_text(assignment, hints, refresh_numbers, dates_line(entry)).encode()
     files["requirements.txt"] = (KIT_ROOT / STUDENT_REQUIREMENTS).read_bytes()
+    files["requirements-lab.txt"] = (KIT_ROOT / STUDENT_LAB_REQUIREMENTS).read_bytes()
     conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
     files["conftest.py"] = conftest.replace('"@BANNED@"', repr(list(assignment.banned))).encode()
     files["autograder/banned.py"] = (Path(__file__).parent / "banned.py").read_bytes()  # local banned-name scan
