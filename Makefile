@@ -16,7 +16,7 @@ help: ## list the targets
 TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "installing torch==$(TORCH_VERSION) (CPU build) from $(TORCH_INDEX_URL)"
@@ -25,6 +25,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	       "(on a plain Linux machine that is the CUDA build: point TORCH_INDEX_URL at a reachable CPU index)"; \
 	       $(PY) -m pip install --quiet "torch==$(TORCH_VERSION)"; }
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -e .   # the attention-kit command (python -m autograder from any folder)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
