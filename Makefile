@@ -25,7 +25,8 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	       "(on a plain Linux machine that is the CUDA build: point TORCH_INDEX_URL at a reachable CPU index)"; \
 	       $(PY) -m pip install --quiet "torch==$(TORCH_VERSION)"; }
 	$(PY) -m pip install --quiet -r requirements-dev.txt
-	$(PY) -m pip install --quiet --no-deps -e .   # the attention-kit command (python -m autograder from any folder)
+	$(PY) -m pip install --quiet "setuptools>=64"
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .   # the attention-kit command (python -m autograder from any folder)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 

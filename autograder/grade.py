@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
+from . import numerics
 from .banned import scan_source
 from .config import Assignment
 from .results import failure_document, results_document, write_results
-from . import numerics
 from .sandbox import isolation_summary
 from .scoring import ScoringPlugin
 from .seam import RemoteStudent

@@ -41,7 +41,6 @@ import difflib
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterator
 
 from .config import Assignment, load_assignment, tomllib

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import html
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field

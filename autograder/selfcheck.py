@@ -35,6 +35,7 @@ from pathlib import Path
 from .catalogue import DO_NOTHING, CatalogueEntry, bugged_source, do_nothing_source, read_catalogue, submission_source  # noqa: F401
 from .config import KIT_ROOT, Assignment
 from .markers import make_stub
+from .release import course_entry, solution_code_check, student_files_from_zip
 
 # Gradings of catalogue entries, keyed on every input that can change a result (see _fingerprint).
 # `release --cache DIR` moves it (the benchmark times a release with an empty cache that way);
@@ -358,23 +359,14 @@ def _check_other_seed(assignment: Assignment, report: Report, proven: _Proven) -
         proven.add(what)
 
 
-def _solution_lines(assignment: Assignment) -> list[str]:
-    """Distinctive lines from inside the reference's SOLUTION blocks."""
-    stub_lines = set(make_stub(assignment.solution.read_text()).splitlines())
-    lines = []
-    for line in assignment.solution.read_text().splitlines():
-        text = line.strip()
-        if len(text) > 25 and line not in stub_lines and not text.startswith(("#", '"""', "def ", "class ")):
-            lines.append(text)
-    return lines
-
-
 def _check_student_zip(assignment: Assignment, path: Path, report: Report, proven: _Proven | None = None) -> None:
     with zipfile.ZipFile(path) as zf:
         names = zf.namelist()
         blob = "\n".join(zf.read(n).decode("utf-8", "replace") for n in names)
-    leaked = [line for line in _solution_lines(assignment) if line in blob]
-    report.check(not leaked, "student.zip holds no solution code" + (f" (found: {leaked[:2]})" if leaked else ""))
+    # the reference's own solution code: allowed only as single lines quoted by the hints the course
+    # ships and in the functions it ships (release.solution_code_check); the message says what was found
+    leaks = solution_code_check(assignment, student_files_from_zip(path.read_bytes()), course_entry(assignment.name))
+    report.check(not leaks.found, leaks.text())
     hidden = assignment.tests_dir / "hidden"
     hidden_names = [p.name for p in hidden.glob("*.py")]
     hidden_tests = [k.split("::")[1] for k in assignment.points if k.startswith("hidden/")]

@@ -1,6 +1,6 @@
 """Mutants derived from a reference: operators, stable ids, only inside the solution markers."""
 
-from autograder.mutants import Score, derive, Mutant
+from autograder.mutants import Mutant, Score, derive
 
 SOURCE = '''import math
 import torch
