@@ -42,7 +42,10 @@ test: $(STAMP) ## the kit's own tests, unit and end to end (under 4 min; CI also
 	$(PY) -m pytest tests -q -n 2 --dist load --durations=15
 
 determinism: $(STAMP) ## grade the catalogue again under other CPU kernels, threads and hash seeds: the same points and names (after make release; minutes)
-	$(PY) -m autograder determinism
+	$(PY) -m autograder determinism --settings pinned
+	@# without the pin (other kernels, two torch threads): a difference names a test on a knife edge; reported, not fatal,
+	@# since only the pinned grading is what students get
+	-$(PY) -m autograder determinism --settings unpinned
 
 mutants: $(STAMP) ## derive one-site mutants of each reference: mutation score per assignment; fails on an unrecorded survivor
 	$(PY) -m autograder mutants
