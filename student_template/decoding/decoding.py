@@ -14,9 +14,10 @@ with ``x = embedding[tokens] + positions[t0 : t0 + T]`` (a learned position
 table; t0 is the position of the first token fed, 0 without a cache).
 
 Provided (not a TODO; use them as they are): ``one_head_attention`` and ``init_params``.
-Every attention in your code goes through ``one_head_attention``: the grader records the
-shapes of the weights it returns, to check that a cached step is linear in the
-prefix. Your part (search for ``TODO``): ``next_token_probs``, ``sample_next``,
+Every attention in your code goes through ``one_head_attention``. The grader checks that a
+cached step reads the past from the cache (it hands your ``forward`` a cache holding keys
+and values no recomputation gives, and runs your ``generate`` with a cache whose ``update``
+marks what it stores). Your part (search for ``TODO``): ``next_token_probs``, ``sample_next``,
 ``causal_mask``, ``KVCache``, ``forward`` and ``generate``. Mask convention:
 ``True`` means *blocked* (that query may not look at that key).
 """
@@ -80,14 +81,18 @@ def next_token_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int 
     In this order: temperature, then top-k, then top-p, each on the result of the previous.
 
     * temperature T > 0: ``softmax(logits / T)``. T = 0 is greedy: probability 1 on
-      the argmax of each row (the first on ties). ``ValueError`` if T < 0.
+      the argmax of each row, the first of tied maxima (as ``torch.argmax``), for any
+      finite logits, whatever top_k and top_p are (a tiny temperature is not greedy).
+      ``ValueError`` if T < 0.
     * top_k (int >= 1, or None): keep the k most probable tokens of each row, exactly
       k (which of tied tokens is unspecified), renormalised; k >= V keeps them all.
       ``ValueError`` if top_k < 1.
     * top_p (0 < p <= 1, or None): the nucleus. Sort the (filtered) probabilities in
       decreasing order and keep the smallest prefix whose total reaches p: a token is
-      kept when the total of the tokens *before* it is below p, so the token that
-      crosses the threshold is kept. Renormalised. ``ValueError`` outside (0, 1].
+      kept when the total of the tokens *before* it is below p (strictly: a token whose
+      preceding total equals p exactly is dropped), so the token that crosses the
+      threshold is kept. Which of tied tokens come first is unspecified. Renormalised.
+      ``ValueError`` outside (0, 1].
 
     Returns float probabilities in logits' dtype: rows sum to 1, dropped tokens are exactly 0.
     """
@@ -103,7 +108,7 @@ def sample_next(logits: torch.Tensor, temperature: float = 1.0, top_k: int = Non
     independently, with random numbers taken *only* from ``generator`` (the global
     random generator when it is None), so the same seed gives the same tokens
     whatever else used the global generator. A dropped token is never drawn.
-    Temperature 0 returns the argmax of each row.
+    Temperature 0 returns the argmax of each row (the first of tied maxima), without drawing.
     """
     # TODO(sample_next): replace this line with your implementation.
     raise NotImplementedError("sample_next is not implemented yet")
@@ -131,12 +136,15 @@ class KVCache:
 
     ``KVCache(n_layers, max_len)``. Attributes: ``max_len``; ``keys`` and ``values``,
     lists with one entry per layer: None before the layer's first update, then a
-    (B, t, d) tensor. ``len(cache)`` is the number of positions stored (layer 0's
-    t; 0 when empty): between two ``forward`` calls every layer holds the same number.
+    (B, t, d) tensor. ``len(cache)`` is the number of positions stored in layer 0
+    (layer 0's t; 0 while layer 0 is empty), at any moment: inside a ``forward`` step
+    layer 0 is updated first and ``len`` counts its new positions at once, while the
+    other layers catch up. Between two ``forward`` calls every layer holds the same number.
 
     ``update(layer, k, v)``: k and v (B, n, d), the new positions' keys and values.
     Appends them after the stored ones (never changing those) and returns the
     layer's keys and values including the new ones, ``(K, V)``, each (B, t + n, d).
+    Later updates never change a (K, V) returned earlier (no in-place shifting).
     ``ValueError`` (saying max_len) if t + n > max_len, before storing anything.
     """
 
@@ -176,8 +184,9 @@ def generate(params: dict, prompt: torch.Tensor, n_new: int, temperature: float 
     position's, before temperature). Each new token is
     ``sample_next(logits, temperature, top_k, top_p, generator)``.
 
-    ``use_cache=True``: a fresh ``KVCache`` per call; the prompt is fed once, then each
-    step feeds only the token just drawn (its attention computes (B, 1, t) weights).
+    ``use_cache=True``: a fresh ``KVCache`` per call (nothing kept from an earlier call,
+    even one with the same params object); the prompt is fed once, then each step feeds
+    only the token just drawn (its attention computes (B, 1, t) weights).
     ``use_cache=False``: each step recomputes the whole sequence so far with
     ``forward(params, tokens)``. Both give the same tokens and logits (to round-off).
     ``ValueError`` if T0 + n_new > max_len, before any work.

@@ -29,10 +29,35 @@ class Feedback(AssertionError):
     it should have raised.
     """
 
-    def __init__(self, message: str, call: Any = None, got: Any = None) -> None:
+    kind = "wrong"  # how the test ended: see KINDS (set where it happens, never read from the message)
+
+    def __init__(self, message: str, call: Any = None, got: Any = None, kind: str | None = None) -> None:
         super().__init__(message)
         self.call = call if call is not None else call_that_produced(got)
         self.got = got
+        if kind is not None:
+            self.kind = kind
+
+
+# How a test (or a submission) can end, as data: set where it happens, carried in results.json
+# (``extra_data.kind``), read by the dashboard, the gradebook's flags and the summaries.
+KINDS = {
+    "passed": "passed",
+    "wrong": "a check failed on the values the code returned",
+    "raised": "the student's code raised an exception",
+    "not-implemented": "the function is not written yet (NotImplementedError)",
+    "missing": "the file has no such function or class",
+    "unreadable": "the code returned something the check could not read (type or shape)",
+    "timeout": "the student's code ran out of time",
+    "crash": "the student's process stopped or was killed while answering",
+    "memory": "the student's code used more memory, processes or disk than allowed",
+    "exit": "the student's code exited the worker itself (SystemExit, KeyboardInterrupt)",
+    "channel": "the worker sent what no honest worker sends (the grader's channel was interfered with)",
+    "banned": "the code used a function the assignment bans",
+    "skipped": "the test was skipped from inside the student's code",
+    "not-run": "not run: an earlier failure of the same function, or the run's time limit",
+    "import-error": "the file could not be imported",
+}
 
 
 # Which student call produced a value (recorded by the seam, ``autograder/seam.py``), so a check
@@ -148,6 +173,21 @@ def _fmt_row(t: torch.Tensor, limit: int = 6, digits: int = 4) -> str:
     return "[" + ", ".join(items) + (", ...]" if flat.numel() > limit else "]")
 
 
+def _fmt_window(row: torch.Tensor, start: int, width: int = 7) -> str:
+    """Entries ``start`` .. ``start + width - 1`` of a row, with "..." where the row goes on."""
+    flat = row.reshape(-1)
+    items = [f"{v:.4g}" if not isinstance(v, bool) else str(v) for v in flat[start : start + width].tolist()]
+    return "[" + ("..., " if start > 0 else "") + ", ".join(items) + (", ...]" if start + width < flat.numel() else "]")
+
+
+def _tolerance(atol: float, rtol: float) -> str:
+    """ "tolerance 1e-06", or "compared exactly" (never "tolerance 0e+00")."""
+    if atol == 0 and not rtol:
+        return "compared exactly"
+    text = f"tolerance {atol:.0e}" if atol else "tolerance"
+    return text + (f" + {rtol:.0e}·|expected|" if rtol else "")
+
+
 def distinct_digits(want: Any, got: Any) -> tuple[str, str]:
     """``want`` and ``got`` (numbers or rows) printed with just enough digits to tell them apart.
 
@@ -213,18 +253,16 @@ def expect_close(
         return
     g64 = g.detach().to(torch.float64).reshape(g.shape or (1,))  # 0-d values compare as 1-element vectors
     w64 = w.detach().to(torch.float64).reshape(w.shape or (1,))
-    nan_g, nan_w = torch.isnan(g64), torch.isnan(w64)
-    if (nan_g & ~nan_w).any():
-        idx = tuple(int(i) for i in (nan_g & ~nan_w).nonzero()[0])
-        raise Feedback(
-            f"{what}: your result has NaN at index {idx} ({int((nan_g & ~nan_w).sum())} NaN entries in all) "
-            "where a number was expected." + _hint(hint),
-            call,
-            got,
-        )
+    # NaN fails where it arrives, on either side: nothing sorts, samples or compares a NaN (whose order
+    # and arithmetic are not the same on every CPU), and NaN never "equals" NaN. The contract never
+    # asks for NaN; an expected value computed from the student's own outputs (public tests) may be.
+    for values, whose in ((g64, "your result"), (w64, "the expected value (computed from your code's other outputs)")):
+        nan = torch.isnan(values)
+        if nan.any():
+            raise Feedback(f"{what}: {whose} has NaN in {_where(nan)}." + _hint(hint), call, got)
     both_inf = torch.isinf(g64) & torch.isinf(w64) & (torch.sign(g64) == torch.sign(w64))
-    err = (g64 - w64).abs().masked_fill(both_inf | (nan_g & nan_w), 0.0)
-    err = torch.nan_to_num(err, nan=float("inf"))
+    err = (g64 - w64).abs().masked_fill(both_inf, 0.0)
+    err = torch.nan_to_num(err, nan=float("inf"))  # inf - inf of one sign is 0 above
     allowed = atol + rtol * w64.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
     bad = err > allowed
     if bad.any():
@@ -233,12 +271,14 @@ def expect_close(
         where = f"row {row if len(row) != 1 else row[0]}" if len(first) > 1 else f"index {first[0]}"
         detail = ""
         if len(first) > 1:
-            detail = f" In {where}: expected {_fmt_row(w64[row])}, got {_fmt_row(g64[row])}."
+            lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
+            detail = (f" In {where}, entries {lo} to {min(first[-1] + 3, g64.shape[-1] - 1)}: expected "
+                      f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}.")
         shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
         detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
-            f"tolerance {atol:.0e}{f' + {rtol:.0e}·|expected|' if rtol else ''}; "
+            f"{_tolerance(atol, rtol)}; "
             f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}" + _hint(hint),
             call,
             got,
@@ -296,6 +336,29 @@ def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any 
             call = getattr(exc, "call", None)  # the seam attaches one to a failing top-level call
         raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
     raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
+
+
+def _where(mask: torch.Tensor) -> str:
+    """ "row 3 (5 of 40 entries)" for a boolean mask over a result: where the first marked entry is."""
+    first = tuple(int(i) for i in mask.nonzero()[0])
+    place = f"row {first[0]}" if len(first) == 2 else (f"index {first[0]}" if len(first) == 1 else f"index {first}")
+    return place + f" ({int(mask.sum())} of {mask.numel()} entries)"
+
+
+def nonfinite(value: Any) -> str:
+    """"" when ``value`` (a tensor, array or number) is finite everywhere, else where it is not:
+    "NaN in row 3 (2 of 40 entries)"."""
+    try:
+        t = torch.as_tensor(np.asarray(value) if not isinstance(value, torch.Tensor) else value)
+    except (TypeError, ValueError, RuntimeError):
+        return ""
+    if not (t.is_floating_point() or t.is_complex()):
+        return ""
+    t = t.detach().reshape(t.shape or (1,))
+    for mask, name in ((torch.isnan(t), "NaN"), (torch.isinf(t), "an infinite value")):
+        if mask.any():
+            return f"{name} in {_where(mask)}"
+    return ""
 
 
 def _hint(hint: str) -> str:

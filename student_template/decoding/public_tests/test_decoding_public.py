@@ -2,13 +2,14 @@
 
 The handout's worked examples, in a few seconds. Passing them is a good sign,
 not a guarantee: the grader also checks many random logits against the exact
-distributions, the frequencies of thousands of seeded draws, the cache step by
-step, the shapes of the attention your cached steps compute, and generation
-against a reference.
+distributions, ties and other corners, the frequencies of thousands of seeded
+draws, the cache step by step, whether your cached steps read what the cache
+holds, and generation against a reference.
 """
 
 import math
 
+import pytest
 import torch
 
 from autograder.checks import expect_close, expect_shape, expect_true
@@ -28,6 +29,7 @@ def _softmax(x):
     return [v / sum(e) for v in e]
 
 
+@pytest.mark.next_token_probs
 def test_probs_worked_example(student):
     """next_token_probs: the handout's example, logits [2, 1, 0, -1]"""
     p = _softmax([2, 1, 0, -1])                                                  # 0.644, 0.237, 0.087, 0.032
@@ -51,6 +53,7 @@ def test_probs_worked_example(student):
         )
 
 
+@pytest.mark.sample_next
 def test_sample_greedy_and_seeded(student):
     """sample_next: temperature 0 is the argmax; the same seed gives the same draws"""
     logits = torch.tensor([[0.1, 3.0, -1.0], [2.0, 0.0, 2.5]], dtype=torch.float64)
@@ -58,16 +61,20 @@ def test_sample_greedy_and_seeded(student):
     expect_close(got, torch.tensor([1, 2]), "sample_next(logits (2, 3), temperature=0)", atol=0,
                  hint="Temperature 0 is greedy: the argmax of each row.")
     many = logits.repeat(200, 1)                                                 # (400, 3)
-    first = student.sample_next(many, temperature=1.5, generator=_generator(student, 7))
+    g = _generator(student, 7)
+    _generator(student, 8)                                                       # another seed in between: no effect
+    first = student.sample_next(many, temperature=1.5, generator=g)
     again = student.sample_next(many, temperature=1.5, generator=_generator(student, 7))
     expect_shape(first, (400,), "sample_next(logits (400, 3), ...): one token per row")
     expect_true(
         bool(torch.equal(torch.as_tensor(first), torch.as_tensor(again))),
-        "sample_next(..., generator=torch.Generator().manual_seed(7)) twice gave different tokens: draw only with "
-        "the generator you are given (torch.multinomial(probs, 1, generator=generator)).",
+        "sample_next(..., generator=torch.Generator().manual_seed(7)) twice (another generator seeded with 8 in "
+        "between the first one's seeding and its draw) gave different tokens: draw only with the generator you are "
+        "given (torch.multinomial(probs, 1, generator=generator)).",
     )
 
 
+@pytest.mark.causal_mask
 def test_causal_mask_with_cache(student):
     """causal_mask: the last n_q of n_k positions; one query against a cache blocks nothing"""
     cases = {
@@ -94,6 +101,7 @@ def _params(vocab=7, d=8, n_layers=2, max_len=16, gen=None):
     return params
 
 
+@pytest.mark.forward
 def test_forward_prompt_then_one_token_at_a_time(student, gen):
     """forward: a prompt and then one token at a time through a KVCache equals one pass over everything"""
     params = _params(gen=gen)
@@ -118,6 +126,7 @@ def test_forward_prompt_then_one_token_at_a_time(student, gen):
     )
 
 
+@pytest.mark.generate
 def test_generate_cache_equals_recompute(student, gen):
     """generate: greedy with and without the cache gives the same tokens and logits"""
     params = _params(gen=gen)

@@ -7,6 +7,7 @@ does not guarantee full marks (the hidden tests also use random corpora and edge
 import math
 
 import numpy as np
+import pytest
 
 from autograder.checks import Feedback, distinct_digits, expect_close, expect_shape, expect_true
 
@@ -22,6 +23,7 @@ def _expect_number(got, want, what, atol, hint="", call=None):
         raise Feedback(f"{what}: expected {shown_want}, got {shown_got} (tolerance {atol:.0e}). {hint}", call, got)
 
 
+@pytest.mark.one_hot
 def test_one_hot_example(student):
     """one_hot: one_hot([2, 0], 3) is [[0, 0, 1], [1, 0, 0]]"""
     got = student.one_hot([2, 0], 3)
@@ -31,6 +33,7 @@ def test_one_hot_example(student):
                  call={"fn": "one_hot", "args": ([2, 0], 3), "kwargs": {}})
 
 
+@pytest.mark.cooccurrence
 def test_cooccurrence_example(student):
     """cooccurrence: a hand-counted example with a repeated word and two sentences"""
     corpus = [["a", "b", "a", "c"], ["c", "b"]]
@@ -46,6 +49,7 @@ def test_cooccurrence_example(student):
                  "across the two sentences.", call={"fn": "cooccurrence", "args": (corpus, vocab, 1), "kwargs": {}})
 
 
+@pytest.mark.ppmi
 def test_ppmi_example(student):
     """ppmi: a 2x2 example with a zero count"""
     C = np.array([[2.0, 1.0], [1.0, 0.0]])
@@ -59,6 +63,7 @@ def test_ppmi_example(student):
                  call={"fn": "ppmi", "args": (C,), "kwargs": {}})
 
 
+@pytest.mark.svd_embeddings
 def test_svd_shape_and_unit_rows(student):
     """svd_embeddings: shape (V, k) and unit-length rows"""
     M = np.array([[3.0, 1.0, 0.0, 1.0], [1.0, 2.0, 1.0, 0.0], [0.0, 1.0, 4.0, 1.0],
@@ -73,6 +78,7 @@ def test_svd_shape_and_unit_rows(student):
                 "are the two strongest directions of M, independent of each other.")
 
 
+@pytest.mark.cosine_similarity
 def test_cosine_example(student):
     """cosine_similarity: cosine([3, 4], [4, 3]) is 24/25"""
     # 1e-8: a few float64 operations (1e-16), plus an epsilon of up to 1e-8 on the norms, which the
@@ -84,6 +90,7 @@ def test_cosine_example(student):
                  "cosine_similarity([2, 0], [0, 7])", atol=1e-12, hint="Orthogonal vectors have cosine 0.")
 
 
+@pytest.mark.nearest
 def test_nearest_example(student):
     """nearest: ranks by cosine, most similar first, skipping excluded words"""
     E = np.array([[10.0, 10.0], [1.0, 0.0], [0.0, -3.0], [0.8, 0.1]])
@@ -96,6 +103,7 @@ def test_nearest_example(student):
                 "before keeping n.")
 
 
+@pytest.mark.analogy
 def test_course_results(student):
     """analogy: the course's results (king~queen 0.997, king - man + woman, 'bank')"""
     corpus = student.course_corpus()

@@ -7,6 +7,7 @@ necessary, not sufficient.
 
 import math
 
+import pytest
 import torch
 
 from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
@@ -14,6 +15,7 @@ from autograder.checks import expect_close, expect_dtype, expect_shape, expect_t
 VOCAB, BOS = 12, 10
 
 
+@pytest.mark.attend
 def test_attend_worked_example(student):
     """attend: a query aligned with one encoder state puts most weight on it"""
     # Three encoder states (T = 3, h = 4); the query points along the second one.
@@ -38,6 +40,7 @@ def test_attend_worked_example(student):
     )
 
 
+@pytest.mark.AttnSeq2Seq
 def test_model_shapes(student):
     """AttnSeq2Seq: step, forward and generate return the documented shapes and dtypes"""
     model = student.AttnSeq2Seq(hidden=16, vocab=VOCAB, emb=8)
@@ -45,6 +48,12 @@ def test_model_shapes(student):
     tgt_in = torch.tensor([[BOS, 1, 2, 3, 4], [BOS, 9, 8, 7, 6]])
     logits = model(src, tgt_in)
     expect_shape(logits, (2, 5, VOCAB), "AttnSeq2Seq(hidden=16, emb=8)(src (2, 5), tgt_in (2, 5)) logits")
+    finite = torch.isfinite(torch.as_tensor(logits).detach())
+    expect_true(
+        bool(finite.all()),
+        f"AttnSeq2Seq(hidden=16, emb=8)(src (2, 5), tgt_in (2, 5)): {int((~finite).sum())} of {finite.numel()} "
+        "logits are NaN or inf; every logit of a freshly built model is a finite number.",
+    )
     other = torch.as_tensor(model(src.flip(1), tgt_in)).detach()
     expect_true(
         float((torch.as_tensor(logits).detach() - other).abs().max()) > 0,
@@ -63,6 +72,7 @@ def test_model_shapes(student):
     expect_shape(step[1], (2, 16), "AttnSeq2Seq.step new state")
 
 
+@pytest.mark.copy_batch
 def test_copy_batch_structure(student):
     """copy_batch: digits 0-9 and tgt_in = BOS followed by src shifted right"""
     src, tgt_in = student.copy_batch(4, 6, None)
@@ -89,6 +99,7 @@ def test_copy_batch_structure(student):
     )
 
 
+@pytest.mark.train_copy
 def test_train_copy_runs(student):
     """train_copy: a few steps return one finite loss per step, starting near log(12)"""
     model = student.AttnSeq2Seq(hidden=16, vocab=VOCAB, emb=8)
