@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test determinism mutants flakes lint bench gradescope-image student-setup clean
+.PHONY: help venv release stubs test proofs determinism mutants flakes lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,7 +39,10 @@ release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and prove e
 	$(PY) -m autograder release
 
 test: $(STAMP) ## the kit's own tests, unit and end to end (under 4 min; CI also runs make release)
-	$(PY) -m pytest tests -q -n 2 --dist load --durations=15
+	$(PY) -m pytest tests -q -n 2 --dist load --durations=15 -m "not proof"
+
+proofs: $(STAMP) ## the slow proofs of the kit's design (a scaffolded assignment releases, forged evidence earns nothing, determinism); CI runs them
+	$(PY) -m pytest tests -q -n 2 --dist load --durations=10 -m proof
 
 determinism: $(STAMP) ## grade the catalogue again under other CPU kernels, threads and hash seeds: the same points and names (after make release; minutes)
 	$(PY) -m autograder determinism --settings pinned

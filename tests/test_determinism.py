@@ -14,9 +14,14 @@ import os
 import subprocess
 import sys
 
+import pytest
 from conftest import KIT, reference_source, validate_results
 
 from autograder.determinism import outcome
+
+# A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
+# four minutes.
+pytestmark = pytest.mark.proof
 
 KNIFE_EDGE = '''
 

@@ -27,6 +27,10 @@ from autograder import scaffold
 from autograder.config import load_assignment
 from autograder.markers import make_stub
 
+# A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
+# four minutes.
+pytestmark = pytest.mark.proof
+
 NAME = "toy_scale"
 
 

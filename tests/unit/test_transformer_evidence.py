@@ -9,7 +9,12 @@ declares forgeable (the two 1-point no_grad tests), and the copy shortcut nothin
 
 from __future__ import annotations
 
+import pytest
 from conftest import grade, reference_source, write_submission
+
+# A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
+# four minutes.
+pytestmark = pytest.mark.proof
 
 FORGEABLE = {"hidden/test_train.py::test_validation_no_grad", "hidden/test_generate.py::test_generate_no_grad"}
 
