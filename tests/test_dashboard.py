@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(
 WIDTH = 1280
 
 
-def _test(name: str, score: float, max_score: float, output: str = "", mistakes: tuple = ()) -> dict:
+def _test(name: str, score: float, max_score: float, output: str = "", mistakes: tuple = (), kind: str = "wrong") -> dict:
     status = "passed" if score == max_score else "failed"
     return {
         "name": name,
@@ -36,20 +36,21 @@ def _test(name: str, score: float, max_score: float, output: str = "", mistakes:
         "max_score": max_score,
         "status": status,
         "output": output,
-        "extra_data": {"test": "hidden/t.py::t", "mistakes": list(mistakes)},
+        "extra_data": {"test": "hidden/t.py::t", "mistakes": list(mistakes), "kind": "passed" if status == "passed" else kind},
     }
 
 
 def _doc(tests: list[dict], output: str = "") -> dict:
-    return {"score": sum(t["score"] for t in tests), "tests": tests, "output": output, "extra_data": {}}
+    kind = "graded" if tests else "ungradable"  # how grading ended, as the grader records it
+    return {"score": sum(t["score"] for t in tests), "tests": tests, "output": output, "extra_data": {"kind": kind}}
 
 
 def _cohort() -> tuple[list[Submission], dict[str, dict]]:
-    def good(softmax=30.0, sdpa=60.0, causal=10.0, output="", mistakes=()):
+    def good(softmax=30.0, sdpa=60.0, causal=10.0, output="", mistakes=(), kind="wrong"):
         return [
             _test("softmax: rows sum to 1", softmax, 30, "" if softmax == 30 else "rows sum to 0.7", mistakes),
-            _test("scaled_dot_product_attention: matches the reference", sdpa, 60, "" if sdpa == 60 else output),
-            _test("causal_mask: strict upper triangle", causal, 10, "" if causal == 10 else output),
+            _test("scaled_dot_product_attention: matches the reference", sdpa, 60, "" if sdpa == 60 else output, kind=kind),
+            _test("causal_mask: strict upper triangle", causal, 10, "" if causal == 10 else output, kind=kind),
         ]
 
     people = [
@@ -57,8 +58,8 @@ def _cohort() -> tuple[list[Submission], dict[str, dict]]:
         ("1002", "Alan Turing", good(0, 0, 0, "not implemented")),
         ("1003", "Grace Hopper", good(0, mistakes=("softmax_no_max",))),
         ("1004", "Barbara Liskov", []),
-        ("1005", "Edsger Dijkstra", good(30, 60, 0, "causal_mask(4) did not finish within the time limit")),
-        ("1006", "Niklaus Wirth", good(30, 0, 10, "the process exited with status 0 (sys.exit or os._exit in your code?)")),
+        ("1005", "Edsger Dijkstra", good(30, 60, 0, "causal_mask(4) did not finish within the time limit", kind="timeout")),
+        ("1006", "Niklaus Wirth", good(30, 0, 10, "the process exited with status 0 (sys.exit or os._exit in your code?)", kind="exit")),
         ("1007", "José Núñez", good(30, 45, 10, "weights differ")),
     ]
     subs, documents = [], {}
@@ -120,14 +121,14 @@ def test_the_browser_runs_the_page_and_the_table_filters(report, tmp_path):
     listed = re.findall(r'data-sid="(\d+)"', attention)
     assert listed[0] == "1006", "a suspected attack comes first"
     assert set(listed) == {"1002", "1004", "1005", "1006"}, "score 0, ungradable, timeout, attack; not a mere 70"
-    assert "attn_final.py" in attention and "did not finish within the time limit" in attention
+    assert "attn_final.py" in attention and "ran out of time (in: causal_mask" in attention
     body = re.search(r'<table id="students">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
     rows = re.findall(r'<tr id="s-(\d+)"([^>]*)>', body)
     shown = [sid for sid, attrs in rows if "hidden" not in attrs]
     assert sorted(shown) == sorted(listed), "#flag=attention shows exactly the students needing attention"
     assert shown[0] == "1005", "sorted by score, highest first (90 points)"
     assert len(re.findall(r'class="hbar"', dom)) == 11, "the score histogram has its 11 bars"
-    assert re.search(r'<section id="regrade">.*?Regrade diff \(1 changed\).*?-15\.00.*?60\.00 → 45\.00', dom, re.S)
+    assert re.search(r'<section id="regrade">.*?Regrade diff \(1 (student )?changed\).*?-15\.00.*?60\.00 → 45\.00', dom, re.S)
     assert 'data-mistake="softmax_no_max"' in dom
 
 
