@@ -295,7 +295,7 @@ def function_summary(
         elif failed_now:
             cause = next((titles[m] for t in failed_now for m in t.diagnoses if m in titles), None)
             cause = cause or _first_line(failed_now[0].output)
-            parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; most likely: {cause}")
+            parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; most likely: {cause.rstrip('.')}")
         elif seen_now:
             parts.append("public tests passed")
         lost = sum(t.max_score - t.score for t in later)

@@ -1,0 +1,56 @@
+"""Names that are the student's mistake, and points where they belong (issue 24's cases), graded whole.
+
+Each case grades a realistic wrong file through the CLI with every test (not only the tests a mistake
+declares), and checks what the student reads: the mistake named where it reproduces the student's outputs,
+no other mistake named for it, and the summary saying which function a downstream failure comes from.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import grade, reference_source, write_submission
+
+from autograder.catalogue import read_catalogue, submission_source
+from autograder.config import load_assignment
+
+pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
+
+# A nucleus written as the running total "at or below p": every token whose mass before it reaches p is dropped
+# with the crossing token, as top_p_excludes_crossing does (exactly so, except where a sum rounds past 1.0).
+CUMSUM_NUCLEUS = '''
+
+_reference_next_token_probs = next_token_probs
+
+
+def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
+    if temperature == 0 or top_p is None or not 0 < top_p <= 1:
+        return _reference_next_token_probs(logits, temperature, top_k, top_p)
+    probs = _reference_next_token_probs(logits, temperature, top_k, None)
+    sorted_probs, order = probs.sort(dim=-1, descending=True, stable=True)
+    keep_sorted = sorted_probs.cumsum(dim=-1) <= top_p
+    keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
+    probs = torch.where(keep, probs, torch.zeros_like(probs))
+    return probs / probs.sum(dim=-1, keepdim=True)
+'''
+
+
+def _named(document: dict) -> set[str]:
+    return {m for t in document["tests"] for m in t["extra_data"].get("mistakes", [])}
+
+
+def test_a_cumsum_nucleus_is_named_and_sample_next_points_at_next_token_probs(tmp_path):
+    source = reference_source("decoding") + CUMSUM_NUCLEUS
+    document = grade("decoding", write_submission(tmp_path / "nucleus", "decoding", source), tmp_path)
+    assert document["score"] < 100
+    assert _named(document) == {"top_p_excludes_crossing"}, _named(document)
+    lines = [line for line in document["output"].splitlines() if line.startswith("- sample_next:")]
+    assert not lines or "passed" in lines[0] or "fails because `next_token_probs` is wrong" in lines[0], lines
+
+
+def test_an_unshifted_loss_is_named_as_such_and_nothing_else(tmp_path):
+    assignment = load_assignment("transformer")
+    entry = next(e for e in read_catalogue(assignment, "mistake") if e.name == "no_target_shift")
+    path = write_submission(tmp_path / "unshifted", "transformer", submission_source(assignment, entry))
+    document = grade("transformer", path, tmp_path)
+    named = _named(document)
+    assert "no_target_shift" in named and "checkpoint_on_train_loss" not in named, named
