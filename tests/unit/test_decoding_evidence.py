@@ -22,6 +22,10 @@ import pytest
 import torch
 from conftest import KIT, grade, reference_source, write_submission
 
+# A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
+# four minutes.
+pytestmark = pytest.mark.proof
+
 DECODING = KIT / "assignments" / "decoding"
 
 
@@ -65,10 +69,6 @@ def generate(params, prompt, n_new, temperature=1.0, top_k=None, top_p=None, gen
 HELPER_FORGERY = """
 
 import sys as _sys
-
-# A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
-# four minutes.
-pytestmark = pytest.mark.proof
 
 for _name, _helpers in list(_sys.modules.items()):     # the grader's helpers, where the worker loaded them
     if hasattr(_helpers, "generate_with_marked_cache"):
