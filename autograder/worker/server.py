@@ -293,6 +293,14 @@ def ctypes_errno() -> int:
     return ctypes.get_errno()
 
 
+def _flush_printed() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - the student may have replaced or closed them
+            pass
+
+
 def serve(module_name: str, module_path: str, helpers_path: str | None, request_fd: int, answer_fd: int) -> None:
     requests = os.fdopen(request_fd, "rb", buffering=0)
     answers = os.fdopen(answer_fd, "wb")
@@ -302,6 +310,6 @@ def serve(module_name: str, module_path: str, helpers_path: str | None, request_
             request = wire.read_message(requests)
         except EOFError:
             return
-        wire.write_message(answers, server.answer(request))
-        sys.stdout.flush()
-        sys.stderr.flush()
+        answer = server.answer(request)
+        _flush_printed()  # before the answer: the grader reads what a call printed when it reads its answer
+        wire.write_message(answers, answer)
