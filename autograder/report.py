@@ -18,6 +18,7 @@ import html
 from pathlib import Path
 from statistics import median
 
+from .class_stats import MEAN_DEFINITION, annotate_regrade, class_mean, student_scores
 from .cohort import (  # noqa: F401 - function_of, mistake_title, people, student_keys: callers' names, kept here
     StudentRow,
     TestInfo,
@@ -114,8 +115,6 @@ def _section_attention(rows: list[StudentRow]) -> str:
 def _section_distribution(rows: list[StudentRow], scores: list[float], total: float) -> str:
     """The distribution of the scores that count: one per student (latest submission each; a group's
     score for each member), the population of the class mean and of gradebook.csv."""
-    from .batch import MEAN_DEFINITION
-
     ungradable = sum(len(r.students) for r in rows if any(f == "ungradable" for f, _ in r.flags))
     stats = [
         ("students", len(scores)),
@@ -194,7 +193,7 @@ def _section_mistakes(assignment: Assignment, rows: list[StudentRow]) -> str:
 
 def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str, summary: object = None) -> str:
     """Every changed submission, those that set a student's grade first; the heading counts students
-    (``summary``: batch.RegradeSummary), not submissions: a superseded one changes no grade."""
+    (``summary``: class_stats.RegradeSummary), not submissions: a superseded one changes no grade."""
     by_sid = {r.sid: r for r in rows}
     if not diff:
         return f'<section id="regrade"><h2>Regrade diff</h2><p>No score changed since the grading in <code>{_e(compared_with)}</code>.</p></section>'
@@ -277,8 +276,6 @@ def render_report(
     """The dashboard as one HTML string (inline CSS, SVG and a small script; works offline and in print).
 
     ``deadline``: which deadline flagged late submissions and where it came from (grade-all's line)."""
-    from .batch import annotate_regrade, class_mean, student_scores
-
     rows = student_rows(subs, documents)
     # Pass rates and mistakes count each submission that counts for a student (a superseded one
     # only appears in the table); scores, the mean and the histogram count students, as the gradebook.
