@@ -465,7 +465,8 @@ def main(
     run) overlap with the gradings of the other. student_template/ is regenerated only from the
     kit's own course.toml (another ``course_file`` builds dist/ alone).
     """
-    from .course import COURSE_FILE, course_findings, load_course
+    from .answer_check import course_findings
+    from .course import COURSE_FILE, load_course
 
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
