@@ -75,6 +75,12 @@ def _cmd_new(args: argparse.Namespace) -> int:
     return scaffold_main(args.name, args.function, Path(args.root) if args.root else None, args.title)
 
 
+def _cmd_rename_test(args: argparse.Namespace) -> int:
+    from .rename import main as rename_main
+
+    return rename_main(args.assignment, args.old, args.new, Path(args.root) if args.root else None)
+
+
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import run_gradescope
 
@@ -203,6 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--title", help="the assignment's title (default 'Scaling a tensor')")
     p.add_argument("--root", help="the kit's root to write into (default: this kit)")
     p.set_defaults(func=_cmd_new)
+
+    p = sub.add_parser(
+        "rename-test",
+        help="rename a test everywhere: its function, assignment.toml, every CAUGHT_BY, [uncaught], the kit's tests",
+    )
+    p.add_argument("assignment")
+    p.add_argument("old", help="the test's id, as in assignment.toml: hidden/test_x.py::test_y")
+    p.add_argument("new", help="the new function name (test_z), in the same file")
+    p.add_argument("--root", help="the kit's root to edit (default: this kit)")
+    p.set_defaults(func=_cmd_rename_test)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
