@@ -40,7 +40,9 @@ def _text_files(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(
-        p for p in folder.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts and ".pytest_cache" not in p.parts
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts and ".pytest_cache" not in p.parts
     )
 
 

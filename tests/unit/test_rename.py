@@ -77,7 +77,9 @@ def test_a_missing_test_or_a_taken_name_is_refused_and_nothing_is_written(tmp_pa
 def test_the_command_line(tmp_path):
     root = _kit(tmp_path)
     run = [sys.executable, "-m", "autograder", "rename-test", A]
-    refused = subprocess.run(run + ["hidden/test_sdpa.py::test_nope", "test_values", "--root", str(root)], capture_output=True, text=True, cwd=KIT_ROOT)
+    refused = subprocess.run(
+        run + ["hidden/test_sdpa.py::test_nope", "test_values", "--root", str(root)], capture_output=True, text=True, cwd=KIT_ROOT
+    )
     assert refused.returncode == 2 and "defines no test" in refused.stderr
     done = subprocess.run(run + [OLD, "test_values", "--root", str(root)], capture_output=True, text=True, cwd=KIT_ROOT)
     assert done.returncode == 0, done.stderr
