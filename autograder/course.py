@@ -235,4 +235,3 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
             print(f"warning: {path.name} does not list assignment {name!r}; it is released last, undated", file=sys.stderr)
             entries.append(CourseEntry(name, timezone=zone))
     return Course(str(data.get("title", "Course")), tuple(entries), path)
-
