@@ -25,23 +25,18 @@ because every path starts student code through :class:`Worker`:
 
 Parts: ``users`` (accounts, secrets), ``staging`` (the worker's files),
 ``proctree`` (finding and killing processes, leftover files), ``channel`` (the
-pipes), ``capture`` (printed output), ``worker`` (the zygote and the worker).
+pipes), ``capture`` (printed output), ``limits`` (the limits and how a worker is
+stopped), ``isolation`` (what the platform allows, probed once), ``zygote`` (the
+template every worker is forked from), ``watchdog`` (processes, memory and disk,
+counted while a worker answers), ``worker`` (one student's process).
 """
 
 from .channel import MAX_ANSWER_BYTES
+from .isolation import isolation_features, isolation_summary, namespaces_available
+from .limits import Limits, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout
 from .users import STUDENT_USER, protect_secrets, running_as_root, student_user_name
-from .worker import (
-    Limits,
-    Worker,
-    WorkerDied,
-    WorkerMemory,
-    WorkerProtocol,
-    WorkerTimeout,
-    Zygote,
-    isolation_features,
-    isolation_summary,
-    namespaces_available,
-)
+from .worker import Worker
+from .zygote import Zygote
 
 __all__ = [
     "MAX_ANSWER_BYTES",

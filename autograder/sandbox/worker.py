@@ -14,286 +14,40 @@ where namespaces are not allowed (or ``KIT_NO_NAMESPACES=1``), the same steps
 run minus what the platform refuses, the watchdog also counts what the
 student holds in shared memory and on disk, and :func:`isolation_summary`
 says which protections were in force.
+
+One job: :class:`Worker`, one student's process: start it (forked from a :mod:`.zygote`),
+send it requests with a deadline, kill it and everything it started. Its limits are
+:mod:`.limits`, what the platform allows :mod:`.isolation`, and the watchdog that runs while
+it answers :mod:`.watchdog`.
 """
 
 from __future__ import annotations
 
-import ctypes
-import json
-import logging
 import os
-import pwd
-import shutil
 import signal
-import socket
-import subprocess
 import sys
-import time
-from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import psutil
 
-from ..worker.server import CLONE_NEWIPC, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_REC, make_all_readonly
 from . import proctree
 from .capture import OutputCapture
 from .channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
+from .isolation import (  # noqa: F401 - NO_NAMESPACES_ENV, isolation_summary, namespaces_available: callers' names
+    NO_NAMESPACES_ENV,
+    isolation_features,
+    isolation_summary,
+    masked_folders,
+    namespaces_available,
+)
+from .limits import Limits, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout  # noqa: F401 - WorkerMemory
 from .staging import make_staging, remove_staging
-from .users import ensure_student_user, make_interpreter_reachable, protect_secrets, running_as_root
-
-KIT_ROOT = Path(__file__).resolve().parent.parent.parent
-
-log = logging.getLogger("autograder.sandbox")
-CLONE_NEWNS = 0x00020000
-CLONE_NEWNET = 0x40000000
+from .users import ensure_student_user
+from .watchdog import Watchdog, _free_bytes, _one_per_filesystem, _Stop
+from .zygote import Zygote
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one worker. Defaults fit Gradescope's 768 MB, half-CPU box."""
-
-    address_space_mb: int = 1400  # importing torch alone maps about 650 MB of address space
-    rss_mb: int = 420  # all worker processes together, with the shared memory they hold; the grader takes about 250 MB
-    max_processes: int = 8  # watched by the grader; RLIMIT_NPROC (per user) is only a backstop; nothing in a
-    # contract starts a process (torch's own threads are threads, and one thread is set)
-    nproc_backstop: int = 256
-    file_size_mb: int = 32
-    tmp_mb: int = 64  # the private /tmp (and 16 MB each for /var/tmp and /dev/shm), where available
-    disk_mb: int = 256  # without a private /tmp: disk the worker may fill before it is stopped
-    output_bytes: int = 64 * 1024  # kept from what the student prints, per worker
-    nice: int = 10  # the worker yields the CPU to the grader
-
-
-def masked_folders(limits: Limits) -> dict[str, int]:
-    """Each world-writable folder and the size (MB) of the private tmpfs the worker gets there."""
-    sizes = {"/tmp": limits.tmp_mb, "/var/tmp": 16, "/dev/shm": 16}
-    return {folder: sizes.get(folder, 1) for folder in proctree.world_writable_folders()}
-
-
-class WorkerDied(Exception):
-    """The worker exited or was killed while answering."""
-
-
-class WorkerTimeout(Exception):
-    """The worker did not answer before the deadline (and has been killed)."""
-
-
-class WorkerMemory(Exception):
-    """The worker used more memory, processes or disk than allowed (and has been killed)."""
-
-
-class WorkerProtocol(Exception):
-    """The worker sent what no honest worker sends (and has been killed)."""
-
-
-NO_NAMESPACES_ENV = "KIT_NO_NAMESPACES"  # set to 1: grade as where namespaces are refused (tests, or to compare)
-
-
-@lru_cache(maxsize=1)
-def isolation_features() -> frozenset[str]:
-    """What this machine allows a worker, probed once in a throwaway child (root, Linux):
-
-    ``namespaces`` (own mount and network namespaces: private /tmp, no network), and with them
-    ``readonly`` (every mount read-only), ``hide_processes`` (a /proc with hidepid=2) and ``ipc``
-    (an IPC namespace). Empty without root, or with ``KIT_NO_NAMESPACES=1``."""
-    if not running_as_root() or not sys.platform.startswith("linux") or os.environ.get(NO_NAMESPACES_ENV, "") not in ("", "0"):
-        return frozenset()
-    bits = {"namespaces": 1, "readonly": 2, "hide_processes": 4, "ipc": 8}
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.unshare(CLONE_NEWNS | CLONE_NEWNET) == 0 and libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0:
-                code |= bits["namespaces"]
-                if libc.unshare(CLONE_NEWIPC) == 0:
-                    code |= bits["ipc"]
-                # a separate proc instance (Linux 5.8+): older kernels share hidepid with the host's /proc
-                if (
-                    _kernel_at_least(5, 8)
-                    and libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, b"hidepid=2") == 0
-                ):
-                    code |= bits["hide_processes"]
-                if make_all_readonly(libc):
-                    code |= bits["readonly"]
-        except BaseException:  # noqa: BLE001
-            pass
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 0
-    if not code & bits["namespaces"]:
-        return frozenset()
-    return frozenset(name for name, bit in bits.items() if code & bit)
-
-
-def _kernel_at_least(major: int, minor: int) -> bool:
-    try:
-        found = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
-    except ValueError:
-        return False
-    return found >= (major, minor)
-
-
-def namespaces_available() -> bool:
-    """Can this process give a child its own network and mount namespaces? (root, CAP_SYS_ADMIN)"""
-    return "namespaces" in isolation_features()
-
-
-def isolation_summary(user: pwd.struct_passwd | None = None) -> str:
-    """One line for the grader's log: which protections are in force."""
-    if not running_as_root():
-        return (
-            "isolation REDUCED (not root): student code runs in a separate, limited process but as the grader's "
-            "own user, with network access and the shared /tmp; grade as root for full isolation"
-        )
-    name = user.pw_name if user else "the student user"
-    features = isolation_features()
-    if "namespaces" in features:
-        extra = "".join(
-            text
-            for key, text in (
-                ("readonly", ", read-only disks"),
-                ("hide_processes", ", other processes hidden"),
-                ("ipc", ", private IPC"),
-            )
-            if key in features
-        )
-        return f"isolation: worker as {name}, no network, private /tmp{extra}, secrets 0700, lower CPU priority"
-    forced = " (KIT_NO_NAMESPACES)" if os.environ.get(NO_NAMESPACES_ENV, "") not in ("", "0") else ""
-    return (
-        f"isolation: worker as {name}, secrets 0700, lower CPU priority; namespaces not allowed here{forced}, "
-        "so the worker has network access, sees other processes and the shared /tmp (its files and IPC objects "
-        "are removed afterwards, and count against its memory and disk limits)"
-    )
-
-
-def _worker_env() -> dict[str, str]:
-    from ..numerics import PINNED_ENV
-
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        **{k: os.environ.get(k, v) for k, v in PINNED_ENV.items()},  # the grader's own (pinned) kernels
-        "MALLOC_ARENA_MAX": "2",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-    }
-
-
-def _zygote_preexec(limits: Limits, own_netns: bool):
-    def apply() -> None:  # in the zygote, before exec
-        mb = 1024 * 1024
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if own_netns:
-            ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)
-
-    return apply
-
-
-class Zygote:
-    """A worker template that has imported torch once and forks a fresh worker per submission."""
-
-    def __init__(self, banned: list[str] | None = None, limits: Limits = Limits(), python: str | None = None) -> None:
-        self.forks = 0
-        self.banned = list(banned or [])
-        self.limits = limits
-        self.python = python or sys.executable
-        self.user = ensure_student_user()
-        self.features = isolation_features()
-        self.namespaces = "namespaces" in self.features
-        protect_secrets(KIT_ROOT)  # here, because every path that runs student code starts a zygote
-        if self.user:
-            make_interpreter_reachable(self.python)
-            # The slot's user is ours alone now: whatever it still holds was left by an earlier grader
-            # that stopped before cleaning up, and must not count against (or be read by) our workers.
-            proctree.kill_user(self.user.pw_uid)
-            proctree.remove_user_files(self.user.pw_uid)
-            proctree.remove_user_ipc(self.user.pw_uid)
-        proctree.become_subreaper()
-        self._staging = make_staging(None, {}, runtime=True)  # the runtime only: read by the zygote (root or us)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = _worker_env()
-        env["KIT_CONTROL_FD"] = str(theirs.fileno())
-        code = (
-            f"import sys; sys.path.insert(0, {str(self._staging)!r}); "
-            f"from _kit_worker import server; server.zygote_main({self.banned!r})"
-        )
-        self.proc = subprocess.Popen(
-            [self.python, "-I", "-B", "-c", code],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(theirs.fileno(),),
-            cwd=self._staging,
-            env=env,
-            start_new_session=True,
-            preexec_fn=_zygote_preexec(limits, self.namespaces),
-        )
-        theirs.close()
-        self.control = ours
-        self.control.settimeout(120)
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def spawn(self, module_name: str, staging: Path, helpers: bool) -> tuple[int, int, int, int]:
-        """Fork a worker; returns (pid, request write fd, answer read fd, output read fd)."""
-        request_r, request_w = os.pipe()
-        answer_r, answer_w = os.pipe()
-        output_r, output_w = os.pipe()
-        spec = {
-            "module": module_name,
-            "path": str(staging / f"{module_name}.py"),
-            "helpers": str(staging / "_kit_helpers.py") if helpers else None,
-            "staging": str(staging),
-            "scratch": str(staging / "scratch"),
-            "uid": self.user.pw_uid if self.user else None,
-            "gid": self.user.pw_gid if self.user else None,
-            "private_tmp": self.namespaces,
-            "masked": masked_folders(self.limits) if self.namespaces else {},
-            "readonly": "readonly" in self.features,
-            "hide_processes": "hide_processes" in self.features,
-            "ipc": "ipc" in self.features,
-            "limits": asdict(self.limits),
-        }
-        try:
-            socket.send_fds(self.control, [json.dumps(spec).encode()], [request_r, answer_w, output_w])
-            reply = self.control.recv(4096)
-        except OSError:
-            reply = b""
-        finally:
-            for fd in (request_r, answer_w, output_w):
-                os.close(fd)
-        if not reply:
-            for fd in (request_w, answer_r, output_r):
-                os.close(fd)
-            raise WorkerDied("the worker template stopped")
-        self.forks += 1
-        return int(json.loads(reply)["pid"]), request_w, answer_r, output_r
-
-    def close(self) -> None:
-        try:
-            self.control.close()
-        except OSError:
-            pass
-        try:
-            procs = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
-        except psutil.Error:
-            procs = []
-        proctree.kill_tree(procs)
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        remove_staging(self._staging)
-
-
-class Worker:
+class Worker(Watchdog):
     """One worker process holding the student's module. Start it, ask it, kill it."""
 
     def __init__(
@@ -389,87 +143,6 @@ class Worker:
             self.kill()
             raise WorkerDied("the process stopped while answering (sys.exit, os._exit or a crash in your code?)") from None
 
-    # -- the watchdog, run while waiting on the channel --------------------------
-    def _watch(self) -> None:
-        now = time.monotonic()
-        if now - self._last_watch < 0.1:
-            return
-        self._last_watch = now
-        procs = self._processes()
-        if len(procs) > self.limits.max_processes:
-            self.failure = WorkerMemory(f"started more than {self.limits.max_processes} processes")
-            raise _Stop()
-        rss = 0  # resident memory, mapped shared memory included (RssShmem is part of RSS)
-        for p in procs:
-            try:
-                rss += p.memory_info().rss
-            except psutil.Error:
-                pass
-        if now - self._last_held >= 0.25:  # a few more reads: what is held outside every process's RSS
-            self._last_held = now
-            self._count_files([p.pid for p in procs])
-            self._held = self._held_memory([p.pid for p in procs])
-        if rss + self._held > self.limits.rss_mb * 1024 * 1024:
-            self.failure = WorkerMemory(f"used more than {self.limits.rss_mb} MB of memory")
-            log.info("memory limit: %s; %d MB held in shared memory", _describe_processes(procs), self._held >> 20)
-            raise _Stop()
-        on_disk = sum(n for dev, n in self._files.items() if dev not in self._memory_devices)
-        if on_disk > self.limits.disk_mb * 1024 * 1024 or not self._files_complete:
-            self.failure = WorkerMemory(f"wrote more than {self.limits.disk_mb} MB to disk")
-            raise _Stop()
-
-    def _count_files(self, pids: list[int]) -> None:
-        """The student's own files where writes are not refused, counted once the free space of a
-        watched filesystem has shrunk by 16 MB (by whoever: the count itself is the student's only)."""
-        trigger = 16 * 1024 * 1024
-        if not any(baseline - _free_bytes(path) > trigger for path, baseline in self._disk_baseline.items()):
-            self._files, self._files_complete = {}, True
-            return
-        if self.user is None:  # the grader's own user: no way to tell the student's files apart
-            self._files = {0: max(baseline - _free_bytes(path) for path, baseline in self._disk_baseline.items())}
-            return
-        scratch = [str(self._staging / "scratch")] if self._staging is not None else []
-        self._files, self._files_complete = proctree.user_files(self.user.pw_uid, scratch, pids)
-
-    def _held_memory(self, pids: list[int]) -> int:
-        """Shared memory the student holds that no RSS shows: memfds kept open without being mapped,
-        the student user's System V segments, and files in world-writable folders that live in
-        memory (the worker's private tmpfs with namespaces, else the machine's /dev/shm...)."""
-        held = proctree.held_shared_memory(pids)
-        if self.user is not None:
-            held += proctree.user_sysv_shm_bytes(self.user.pw_uid)
-        for folder, size_mb in self._private_tmpfs.items():
-            try:
-                info = os.statvfs(f"/proc/{self.pid}/root{folder}")
-            except OSError:
-                continue
-            # Only the worker's own size-limited tmpfs counts. Until the worker has mounted it (just after
-            # the fork), or where mounting it failed, this path is the machine's folder: its use is not the
-            # student's (counting it stopped honest code "holding tens of GB" on a loaded machine).
-            if info.f_blocks * info.f_frsize <= (size_mb + 1) * 1024 * 1024:
-                held += (info.f_blocks - info.f_bfree) * info.f_frsize
-        held += sum(n for dev, n in self._files.items() if dev in self._memory_devices)
-        return held
-
-    def _processes(self) -> list[psutil.Process]:
-        procs: dict[int, psutil.Process] = {}
-        if self.pid is not None:
-            try:
-                root = psutil.Process(self.pid)
-                procs[root.pid] = root
-                for child in root.children(recursive=True):
-                    procs[child.pid] = child
-            except psutil.Error:
-                pass
-        if self.user is not None:  # as root, the slot's user is this worker's alone
-            for p in proctree.user_processes(self.user.pw_uid):
-                procs.setdefault(p.pid, p)
-        else:  # orphans re-parented to us (the child subreaper)
-            for child in psutil.Process().children(recursive=True):
-                if child.pid not in self._foreign and (self.zygote is None or child.pid != self.zygote.proc.pid):
-                    procs.setdefault(child.pid, child)
-        return list(procs.values())
-
     def kill(self) -> None:
         """Kill the worker and everything it started, until nothing is left; safe to call twice."""
         if self.user is not None:
@@ -491,37 +164,6 @@ class Worker:
     def leftovers(self) -> list[int]:
         """Processes of the student still alive (after kill: should be none)."""
         return [p.pid for p in self._processes()]
-
-
-def _describe_processes(procs: list[psutil.Process]) -> str:
-    parts = []
-    for p in procs:
-        try:
-            parts.append(f"{p.pid} ({p.username()}, {p.memory_info().rss >> 20} MB, {' '.join(p.cmdline()[:3])[:80]})")
-        except psutil.Error:
-            continue
-    return "; ".join(parts)
-
-
-class _Stop(Exception):
-    """Raised by the watchdog inside the channel's wait loop."""
-
-
-def _one_per_filesystem(paths: list[str]) -> list[str]:
-    chosen: dict[int, str] = {}
-    for path in paths:
-        try:
-            chosen.setdefault(os.stat(path).st_dev, path)
-        except OSError:
-            continue
-    return list(chosen.values())
-
-
-def _free_bytes(path: str) -> int:
-    try:
-        return shutil.disk_usage(path).free
-    except OSError:
-        return 0
 
 
 def describe_exit(code: int | None) -> str:

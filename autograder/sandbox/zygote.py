@@ -1,0 +1,155 @@
+"""The zygote: the one way a worker is started, forked from a template that imported torch once.
+
+One job: :class:`Zygote` starts a runtime process (limited address space and file size, its
+own network namespace where allowed) that has imported torch and never imports student
+code; :meth:`Zygote.spawn` forks a fresh worker from it for each submission, handing it the
+request, answer and output pipes and what it must do before the student's file is imported
+(take its namespaces, mount its private folders, drop to the slot's user). Starting one
+protects the secrets and clears what an earlier grader left in the slot's account.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import socket
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import psutil
+
+from . import proctree
+from .isolation import CLONE_NEWNET, isolation_features, masked_folders
+from .limits import Limits, WorkerDied
+from .staging import make_staging, remove_staging
+from .users import ensure_student_user, make_interpreter_reachable, protect_secrets
+
+KIT_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _worker_env() -> dict[str, str]:
+    from ..numerics import PINNED_ENV
+
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        **{k: os.environ.get(k, v) for k, v in PINNED_ENV.items()},  # the grader's own (pinned) kernels
+        "MALLOC_ARENA_MAX": "2",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def _zygote_preexec(limits: Limits, own_netns: bool):
+    def apply() -> None:  # in the zygote, before exec
+        mb = 1024 * 1024
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limits.address_space_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if own_netns:
+            ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)
+
+    return apply
+
+
+class Zygote:
+    """A worker template that has imported torch once and forks a fresh worker per submission."""
+
+    def __init__(self, banned: list[str] | None = None, limits: Limits = Limits(), python: str | None = None) -> None:
+        self.forks = 0
+        self.banned = list(banned or [])
+        self.limits = limits
+        self.python = python or sys.executable
+        self.user = ensure_student_user()
+        self.features = isolation_features()
+        self.namespaces = "namespaces" in self.features
+        protect_secrets(KIT_ROOT)  # here, because every path that runs student code starts a zygote
+        if self.user:
+            make_interpreter_reachable(self.python)
+            # The slot's user is ours alone now: whatever it still holds was left by an earlier grader
+            # that stopped before cleaning up, and must not count against (or be read by) our workers.
+            proctree.kill_user(self.user.pw_uid)
+            proctree.remove_user_files(self.user.pw_uid)
+            proctree.remove_user_ipc(self.user.pw_uid)
+        proctree.become_subreaper()
+        self._staging = make_staging(None, {}, runtime=True)  # the runtime only: read by the zygote (root or us)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = _worker_env()
+        env["KIT_CONTROL_FD"] = str(theirs.fileno())
+        code = (
+            f"import sys; sys.path.insert(0, {str(self._staging)!r}); "
+            f"from _kit_worker import server; server.zygote_main({self.banned!r})"
+        )
+        self.proc = subprocess.Popen(
+            [self.python, "-I", "-B", "-c", code],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(theirs.fileno(),),
+            cwd=self._staging,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_zygote_preexec(limits, self.namespaces),
+        )
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(120)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def spawn(self, module_name: str, staging: Path, helpers: bool) -> tuple[int, int, int, int]:
+        """Fork a worker; returns (pid, request write fd, answer read fd, output read fd)."""
+        request_r, request_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        output_r, output_w = os.pipe()
+        spec = {
+            "module": module_name,
+            "path": str(staging / f"{module_name}.py"),
+            "helpers": str(staging / "_kit_helpers.py") if helpers else None,
+            "staging": str(staging),
+            "scratch": str(staging / "scratch"),
+            "uid": self.user.pw_uid if self.user else None,
+            "gid": self.user.pw_gid if self.user else None,
+            "private_tmp": self.namespaces,
+            "masked": masked_folders(self.limits) if self.namespaces else {},
+            "readonly": "readonly" in self.features,
+            "hide_processes": "hide_processes" in self.features,
+            "ipc": "ipc" in self.features,
+            "limits": asdict(self.limits),
+        }
+        try:
+            socket.send_fds(self.control, [json.dumps(spec).encode()], [request_r, answer_w, output_w])
+            reply = self.control.recv(4096)
+        except OSError:
+            reply = b""
+        finally:
+            for fd in (request_r, answer_w, output_w):
+                os.close(fd)
+        if not reply:
+            for fd in (request_w, answer_r, output_r):
+                os.close(fd)
+            raise WorkerDied("the worker template stopped")
+        self.forks += 1
+        return int(json.loads(reply)["pid"]), request_w, answer_r, output_r
+
+    def close(self) -> None:
+        try:
+            self.control.close()
+        except OSError:
+            pass
+        try:
+            procs = [psutil.Process(self.proc.pid), *psutil.Process(self.proc.pid).children(recursive=True)]
+        except psutil.Error:
+            procs = []
+        proctree.kill_tree(procs)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        remove_staging(self._staging)
