@@ -2,7 +2,7 @@
 
 Each assignment's lab notebook is executed headless in the unzipped student folder, with the
 reference (every check passes, plots drawn) and with the untouched stub (no crash; the checks say
-what is unfinished), by the release self-check (`autograder/selfcheck.py: _check_notebook`):
+what is unfinished), by the release self-check (`autograder/zip_proofs.py: lab_notebook`):
 `make release`, which CI runs; test_release.py runs one assignment's release here."""
 
 import io

@@ -13,7 +13,7 @@ import sys
 import pytest
 from conftest import KIT
 
-from autograder import selfcheck
+from autograder import catalogue_grading, selfcheck
 from autograder.config import load_assignment
 
 ASSIGNMENT = load_assignment("embeddings", KIT)
@@ -141,6 +141,6 @@ def test_local_pytest_reports_banned_calls_as_grading_does(tmp_path):
 
 
 def test_an_assignment_without_do_nothing_is_refused(run_check, monkeypatch):
-    monkeypatch.setattr(selfcheck, "do_nothing_source", lambda assignment: None)
+    monkeypatch.setattr(catalogue_grading, "do_nothing_source", lambda assignment: None)
     report = run_check(lambda docs: docs.pop("do-nothing", None))
     assert any("declares a submission that computes nothing" in p for p in report.problems), report.text()

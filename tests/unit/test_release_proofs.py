@@ -5,7 +5,8 @@ import subprocess
 
 import nbformat
 
-from autograder import selfcheck
+from autograder import zip_proofs
+from autograder.catalogue_grading import _fingerprint
 from autograder.config import KIT_ROOT, load_assignment
 from autograder.notebooks import notebook_problem
 
@@ -34,19 +35,19 @@ def test_the_stub_notebook_must_say_what_is_unfinished():
 
 def test_a_failed_seed_is_reported_and_not_remembered(monkeypatch, tmp_path):
     assignment = load_assignment("embeddings", KIT_ROOT)
-    proven = selfcheck._Proven(tmp_path, assignment, selfcheck._fingerprint(assignment))
+    proven = zip_proofs.Proven(tmp_path, assignment, _fingerprint(assignment))
     failed = subprocess.CompletedProcess([], 1, "seed 1: ppmi: values differ\n", "")
-    monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: failed)
-    report = selfcheck.Report("embeddings")
-    selfcheck._check_other_seed(assignment, report, proven)
+    monkeypatch.setattr(zip_proofs.subprocess, "run", lambda *a, **k: failed)
+    report = zip_proofs.Report("embeddings")
+    zip_proofs._check_other_seed(assignment, report, proven)
     assert not report.ok and "seed 1" in report.problems[0] and "seed1" not in proven
 
     passed = subprocess.CompletedProcess([], 0, "", "")
-    monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: passed)
-    report = selfcheck.Report("embeddings")
-    selfcheck._check_other_seed(assignment, report, proven)
+    monkeypatch.setattr(zip_proofs.subprocess, "run", lambda *a, **k: passed)
+    report = zip_proofs.Report("embeddings")
+    zip_proofs._check_other_seed(assignment, report, proven)
     assert report.ok and "seed1" in proven
-    monkeypatch.setattr(selfcheck.subprocess, "run", lambda *a, **k: failed)  # remembered: not run again
-    report = selfcheck.Report("embeddings")
-    selfcheck._check_other_seed(assignment, report, proven)
+    monkeypatch.setattr(zip_proofs.subprocess, "run", lambda *a, **k: failed)  # remembered: not run again
+    report = zip_proofs.Report("embeddings")
+    zip_proofs._check_other_seed(assignment, report, proven)
     assert report.ok and "(cached)" in report.lines[0]
