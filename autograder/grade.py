@@ -26,7 +26,7 @@ from .config import Assignment
 from .results import failure_document, results_document, write_results
 from .sandbox import isolation_summary
 from .scoring import ScoringPlugin
-from .seam import RemoteStudent
+from .seam import Deadlines, RemoteStudent
 from .submission import SubmissionProblem, UnpackBudget, find_submission_file, normalise_source
 
 log = logging.getLogger("autograder.grade")
@@ -122,8 +122,8 @@ def grade_submission(
             list(assignment.banned),
             zygote=zygote,
             static_banned=static_banned,
+            deadlines=Deadlines(run=started + assignment.run_timeout),  # the import counts against the whole run too
         )
-        student.run_deadline = started + assignment.run_timeout  # the import counts against the whole run too
         messages = [note] if note else []
         load_error = student.load()
         log.info(isolation_summary(student.worker.user if student.worker is not None else None))
@@ -144,7 +144,7 @@ def grade_submission(
             pytest.main(pytest_args(assignment) + (["-x"] if exitfirst else []), plugins=[plugin])
         finally:
             sys.path.remove(str(assignment.tests_dir))
-        stopped = sorted(student.timed_out)  # functions that hung, crashed or ran out of memory
+        stopped = sorted(student.stopped)  # what hung, crashed, ran out of memory or broke the channel
         load_kind = student.load_kind
         student.close()
         student = None

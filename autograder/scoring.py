@@ -13,6 +13,7 @@ import hashlib
 import logging
 import time
 import traceback
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,9 @@ from typing import Any
 import pytest
 import torch
 
-from .checks import Feedback
+from .checks import Feedback, recording
 from .config import Assignment
-from .seam import load_module
+from .seam import Deadlines, load_module
 
 log = logging.getLogger("autograder.scoring")
 OUTPUT_CHARS_PER_TEST = 2000
@@ -123,11 +124,18 @@ class ScoringPlugin:
             self.config_errors.append(f"could not collect {report.nodeid}: {report.longreprtext[-2000:]}")
 
     # -- running ----------------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Any:
+        """Each test (setup, call, teardown, report) runs under its deadlines and records the
+        provenance of the values its student calls return in a registry of its own."""
+        deadlines = Deadlines(run=self.run_deadline, request=self.assignment.test_timeout)
+        timed = self.student.deadlines(deadlines) if hasattr(type(self.student), "deadlines") else nullcontext()
+        with timed, recording():
+            yield
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         now = time.monotonic()
-        self.student.request_timeout = self.assignment.test_timeout
-        self.student.run_deadline = self.run_deadline
         captures = hasattr(type(self.student), "output_mark")  # LocalStudent (in-process) captures nothing
         self._marks[item.nodeid] = self.student.output_mark() if captures else None
         if now >= self.run_deadline:

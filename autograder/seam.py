@@ -19,8 +19,10 @@ from __future__ import annotations
 import importlib.util
 import sys
 import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .banned import describe as describe_banned
 from .checks import Feedback, Outcome, record_call
@@ -32,20 +34,54 @@ class StudentCodeError(Feedback):
     """The student's code raised, hung, crashed or is missing something."""
 
 
+@dataclass(frozen=True)
+class Deadlines:
+    """How long the student's code may run: the one place that says it.
+
+    ``run`` is a moment on ``time.monotonic()``'s clock that no request may run past (the whole
+    submission's budget, ``run_timeout`` after grading started; the import counts against it too).
+    ``request`` is how many seconds one request may take (the assignment's ``test_timeout``), and
+    ``load`` how many the import may take (again when the worker is restarted after a failure).
+    Time spent on the grader's side (references, diagnosis) counts against none of them.
+    ``grade.py`` gives the seam the deadlines of the import; the scoring plugin hands it those of
+    each test for the test's duration (``with student.deadlines(d):``).
+    """
+
+    run: float = float("inf")
+    request: float = float("inf")
+    load: float = 120.0
+
+    def for_request(self) -> float:
+        """The moment a request starting now must be answered by."""
+        return min(time.monotonic() + self.request, self.run)
+
+    def for_load(self) -> float:
+        """The moment an import starting now must be finished by."""
+        return min(time.monotonic() + self.load, self.run)
+
+
 class RemoteObject:
     """A handle on an object that lives in the worker (a function, a model...)."""
 
-    def __init__(self, student: "RemoteStudent", ref_id: int, type_name: str, path: str, generation: int) -> None:
+    def __init__(
+        self, student: "RemoteStudent", ref_id: int, type_name: str, path: str, generation: int, target: str,
+        helper: bool = False,
+    ) -> None:
         self._student = student
         self._ref_id = ref_id
         self._type_name = type_name
-        self._path = path
+        self._path = path  # how feedback names it: "softmax", "MultiHeadAttention(...).forward"
         self._generation = generation
+        # The top-level name of the student's module it comes from ("MultiHeadAttention" for a model
+        # and its methods), or "grader helper <name>" for what a grader helper built (``helper``).
+        self._target = target
+        self._helper = helper
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        return self._student._ask({"op": "getattr", "ref": self._ref_id, "name": name}, f"{self._path}.{name}", self)
+        message = {"op": "getattr", "ref": self._ref_id, "name": name}
+        return self._student._ask(message, f"{self._path}.{name}", self._target, self, helper=self._helper)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         label = self._path if self._type_name in ("function", "method", "builtin_function_or_method") else f"{self._path}(...)"
@@ -65,7 +101,7 @@ class RemoteStudent:
         helpers_file: Path | None = None,
         banned: list[str] | None = None,
         limits: Limits = Limits(),
-        load_timeout: float = 120.0,
+        deadlines: Deadlines = Deadlines(),
         zygote: Zygote | None = None,
         static_banned: dict | None = None,
     ) -> None:
@@ -78,17 +114,16 @@ class RemoteStudent:
         self.helpers_file = helpers_file
         self.banned = banned or []
         self.limits = limits
-        self.load_timeout = load_timeout
-        # Each request may take request_timeout seconds (the assignment's test_timeout), and none may
-        # run past run_deadline; time spent on the grader's side does not count. Set by the plugin.
-        self.request_timeout = float("inf")
-        self.run_deadline = float("inf")
+        self._deadlines = deadlines  # those in force now: the import's, or the running test's (deadlines())
         self.worker: Worker | None = None
         self.generation = 0
         self.load_error: str | None = None
         self.load_kind: str | None = None
         self.names: list[str] = []
-        self.timed_out: set[str] = set()  # functions that hung or crashed the worker
+        # The targets (top-level names, see RemoteObject._target) that ran out of time, memory or
+        # processes, crashed the worker or interfered with its channel: not run again in later tests,
+        # where each would only fail the same way and cost a restart (grade.py reports them).
+        self.stopped: set[str] = set()
         self.starts = 0
 
     # -- worker management -----------------------------------------------------
@@ -109,7 +144,7 @@ class RemoteStudent:
         self.generation += 1
         self.starts += 1
         try:
-            answer = self.worker.request({"op": "load"}, min(time.monotonic() + self.load_timeout, self.run_deadline))
+            answer = self.worker.request({"op": "load"}, self._deadlines.for_load())
         except (WorkerDied, WorkerTimeout, WorkerMemory, WorkerProtocol) as exc:
             self.load_error = f"{self.module_name}.py could not be imported: " + _worker_failure(exc, self.limits)
             raise StudentCodeError(self.load_error, kind=_failure_kind(exc)) from None
@@ -146,6 +181,15 @@ class RemoteStudent:
             self.worker.kill()
             self.worker = None
 
+    @contextmanager
+    def deadlines(self, deadlines: Deadlines) -> Iterator[None]:
+        """Run the block's requests under ``deadlines`` (the scoring plugin: one test's)."""
+        before, self._deadlines = self._deadlines, deadlines
+        try:
+            yield
+        finally:
+            self._deadlines = before
+
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
         return capture, capture.mark() if capture else 0
@@ -170,9 +214,12 @@ class RemoteStudent:
 
         return wire.encode(value, make_ref)
 
-    def _ask(self, message: dict, label: str, via: RemoteObject | None = None) -> Any:
-        root = label.split("(")[0].split(".")[0]
-        if root in self.timed_out or label in self.timed_out:
+    def _ask(self, message: dict, label: str, target: str, via: RemoteObject | None = None, helper: bool = False) -> Any:
+        """Send ``message`` and decode the answer. ``label`` names the call in feedback; a failure that
+        stops the worker is recorded under ``target`` (see ``stopped``), except a grader helper's
+        (``helper``) running out of time, memory or crashing: it is ours, and one slow run must not
+        poison the rest."""
+        if target in self.stopped:
             raise StudentCodeError(
                 f"{label} was not run again: it ran out of time, memory or processes, or crashed, in an earlier test",
                 kind="not-run",
@@ -183,15 +230,15 @@ class RemoteStudent:
                 f"{via._path} was lost when your code had to be restarted after an earlier failure", kind="not-run"
             )
         try:
-            answer = worker.request(message, min(time.monotonic() + self.request_timeout, self.run_deadline))
+            answer = worker.request(message, self._deadlines.for_request())
         except WorkerTimeout:
-            if not label.startswith("grader helper"):  # a helper is ours: one slow run must not poison the rest
-                self.timed_out.add(label.split("(")[0])
+            if not helper:
+                self.stopped.add(target)
             raise StudentCodeError(
                 f"{label} did not finish within the time limit (an infinite loop, or far too slow?)", kind="timeout"
             ) from None
         except WorkerProtocol as exc:
-            self.timed_out.add(label.split("(")[0])
+            self.stopped.add(target)
             raise StudentCodeError(
                 f"{label} failed: your code interfered with the grader's channel ({exc}); "
                 "printing is fine, writing to the grader's pipes is not",
@@ -199,8 +246,8 @@ class RemoteStudent:
             ) from None
         except (WorkerDied, WorkerMemory) as exc:
             # Like a hang: running it again would only crash again and cost a restart each time.
-            if not label.startswith("grader helper"):
-                self.timed_out.add(label.split("(")[0])
+            if not helper:
+                self.stopped.add(target)
             raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits), kind=_failure_kind(exc)) from None
         static = self._static_banned_for(message, via)
         if answer.get("banned") or static:
@@ -225,12 +272,12 @@ class RemoteStudent:
         generation = self.generation
 
         def resolve(ref_id: int, type_name: str) -> RemoteObject:
-            return RemoteObject(self, ref_id, type_name, label, generation)
+            return RemoteObject(self, ref_id, type_name, label, generation, target, helper)
 
         try:
             return wire.decode(answer["ok"], resolve)
         except wire.WireError as exc:  # the worker's own encoder never produces this: its channel was tampered with
-            self.timed_out.add(label.split("(")[0])
+            self.stopped.add(target)
             raise StudentCodeError(
                 f"{label} failed: your code interfered with the grader's channel (a malformed answer: {exc}); "
                 "printing is fine, writing to the grader's pipes is not",
@@ -241,16 +288,18 @@ class RemoteStudent:
         """What the static scan found in the top-level function or class this call runs."""
         if message.get("op") not in ("call", "gradients") or via is None:
             return {}
-        root = via._path.split("(")[0].split(".")[0]
-        return self.static_banned.get(root, {})
+        return self.static_banned.get(via._target, {})
 
     def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         try:
-            result = self._ask(message, label, target)
-            if target._type_name == "function" and target._path.isidentifier() and not _holds_remote((args, kwargs)):
-                # a top-level function on plain data: a failing check on its result can be replayed
-                record_call(result, {"fn": target._path, "args": args, "kwargs": kwargs})
+            result = self._ask(message, label, target._target, target, helper=target._helper)
+            if target._path.isidentifier() and not _holds_remote((args, kwargs)):
+                # a top-level function or class on plain data: a failing check on its result can be replayed
+                if target._type_name == "function":
+                    record_call(result, {"fn": target._path, "args": args, "kwargs": kwargs})
+                elif target._type_name == "type":  # a class: its constructor
+                    record_call(result, {"cls": target._path, "init": args, "init_kwargs": kwargs, "method": None})
             return result
         except StudentCodeError as exc:
             # A top-level function called on plain data can be repeated on the grader's side
@@ -268,7 +317,7 @@ class RemoteStudent:
         self._ensure_worker()
         if name not in self.names:
             raise StudentCodeError(f"{self.module_name}.py has no `{name}`: define it with exactly that name.", kind="missing")
-        return self._ask({"op": "getattr", "ref": 0, "name": name}, name)
+        return self._ask({"op": "getattr", "ref": 0, "name": name}, name, name)
 
     def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
         """Run ``target(*args, **kwargs)`` in the worker and return gradients (see ``ops.gradients``)."""
@@ -282,12 +331,13 @@ class RemoteStudent:
             "kwargs": self._encode(kwargs),
             "options": self._encode(options),
         }
-        return self._ask(message, f"gradients through {target._path}", target)
+        # recorded apart from the target's own calls, as "gradients through <name>"
+        return self._ask(message, f"gradients through {target._path}", f"gradients through {target._target}", target)
 
     def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Build one of the assignment's non-secret worker helpers (e.g. a probe model) in the worker."""
         message = {"op": "helper", "name": name, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
-        return self._ask(message, f"grader helper {name}")
+        return self._ask(message, f"grader helper {name}", f"grader helper {name}", helper=True)
 
 
 class LocalStudent:
@@ -297,7 +347,11 @@ class LocalStudent:
         self.module = load_module(module_name, student_file)
         sys.modules[module_name] = self.module  # as in the worker: helpers may `import <module>`
         self.helpers = load_module("_kit_helpers", helpers_file) if helpers_file else None
-        self.request_timeout = self.run_deadline = float("inf")
+
+    @contextmanager
+    def deadlines(self, deadlines: Deadlines) -> Iterator[None]:
+        """Accepted for the same interface; nothing in this process is timed."""
+        yield
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

@@ -610,15 +610,15 @@ def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, no_n
     """The fallback of a platform without namespaces (no private /tmp): the disk watchdog stops the
     disk-filling attack and the student user's files in the shared folders are removed afterwards."""
     from autograder.sandbox import worker as sandbox_worker
-    from autograder.seam import RemoteStudent, StudentCodeError
+    from autograder.seam import Deadlines, RemoteStudent, StudentCodeError
 
     tag = new_tag("fallback")
     build_tagged(_disk_fill, tmp_path, KIT, tag)
     zygote = sandbox_worker.Zygote([])
     try:
         assert not zygote.namespaces
-        student = RemoteStudent("attention", tmp_path / "attention.py", None, [], zygote=zygote)
-        student.request_timeout = 120
+        student = RemoteStudent("attention", tmp_path / "attention.py", None, [], zygote=zygote,
+                                deadlines=Deadlines(request=120))
         assert student.load() is None
         with pytest.raises(StudentCodeError) as failure:
             student.causal_mask(3)
