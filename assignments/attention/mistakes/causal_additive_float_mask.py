@@ -5,7 +5,5 @@ This course's masks are boolean, True = blocked, and attention fills the blocked
 return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1).
 """
 CAUGHT_BY = ["hidden/test_masks.py::test_causal_mask"]
-
-
-def causal_mask(n):
-    return torch.full((n, n), float("-inf")).triu(diagonal=1)  # noqa: F821
+PATCH = [('return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)\n',
+  'return torch.full((n, n), float("-inf")).triu(diagonal=1)\n')]

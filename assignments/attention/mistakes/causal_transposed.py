@@ -11,7 +11,5 @@ CAUGHT_BY = [
     "hidden/test_masks.py::test_padding_and_causal",
     "public/test_attention_public.py::test_causal_mask_4",
 ]
-
-
-def causal_mask(n):
-    return torch.ones(n, n, dtype=torch.bool).tril(diagonal=-1)
+PATCH = [('return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)\n',
+  'return torch.ones(n, n, dtype=torch.bool).tril(diagonal=-1)\n')]

@@ -10,8 +10,9 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_fully_blocked_rows",
     "hidden/test_sdpa.py::test_fully_blocked_gradients",
 ]
-
-
-def softmax(x, dim=-1):
-    e = torch.exp(x - x.amax(dim=dim, keepdim=True))
-    return e / e.sum(dim=dim, keepdim=True)
+PATCH = [('m = x.amax(dim=dim, keepdim=True)\n'
+  'm = torch.where(torch.isfinite(m), m, torch.zeros_like(m))\n'
+  'e = torch.exp(x - m)\n'
+  'total = e.sum(dim=dim, keepdim=True)\n'
+  'return e / torch.where(total > 0, total, torch.ones_like(total))\n',
+  'e = torch.exp(x - x.amax(dim=dim, keepdim=True))\nreturn e / e.sum(dim=dim, keepdim=True)\n')]

@@ -13,11 +13,8 @@ CAUGHT_BY = [
     "hidden/test_masks.py::test_padding_and_causal",
     "hidden/test_banned.py::test_sdpa_by_hand",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = scores.masked_fill(~mask, float("-inf"))
-    weights = softmax(scores, dim=-1)
-    return weights @ v, weights
+PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n'),
+ ('scores = scores.masked_fill(mask, float("-inf"))\n',
+  'scores = scores.masked_fill(~mask, float("-inf"))\n'),
+ ('output = weights @ v\nreturn output, weights\n', 'return weights @ v, weights\n')]

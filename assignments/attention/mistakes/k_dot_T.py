@@ -11,11 +11,6 @@ CAUGHT_BY = [
     "hidden/test_masks.py::test_future_independence",
     "public/test_attention_public.py::test_shapes",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.T / math.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = scores.masked_fill(mask, float("-inf"))
-    weights = softmax(scores, dim=-1)
-    return weights @ v, weights
+PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',
+  'scores = q @ k.T / math.sqrt(q.shape[-1])\n'),
+ ('output = weights @ v\nreturn output, weights\n', 'return weights @ v, weights\n')]

@@ -12,11 +12,11 @@ CAUGHT_BY = [
     "hidden/test_masks.py::test_padding_and_causal",
     "hidden/test_banned.py::test_sdpa_by_hand",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    weights = softmax(scores, dim=-1)
-    if mask is not None:
-        weights = weights.masked_fill(mask, 0.0)
-    return weights @ v, weights
+PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\nweights = softmax(scores, dim=-1)\n'),
+ ('if mask is not None:\n'
+  '    scores = scores.masked_fill(mask, float("-inf"))\n'
+  'weights = softmax(scores, dim=-1)\n'
+  'output = weights @ v\n'
+  'return output, weights\n',
+  'if mask is not None:\n    weights = weights.masked_fill(mask, 0.0)\nreturn weights @ v, weights\n')]

@@ -9,7 +9,5 @@ CAUGHT_BY = [
     "hidden/test_masks.py::test_padding_and_causal",
     "public/test_attention_public.py::test_padding_mask_example",
 ]
-
-
-def padding_mask(lengths, n):
-    return torch.arange(n)[None, :] > lengths[:, None]
+PATCH = [('positions = torch.arange(n, device=lengths.device)\nreturn positions[None, :] >= lengths[:, None]\n',
+  'return torch.arange(n)[None, :] > lengths[:, None]\n')]

@@ -8,7 +8,5 @@ CAUGHT_BY = [
     "hidden/test_masks.py::test_padding_mask",
     "public/test_attention_public.py::test_padding_mask_example",
 ]
-
-
-def padding_mask(lengths, n):
-    return torch.arange(n)[None, :] < lengths[:, None]  # noqa: F821
+PATCH = [('positions = torch.arange(n, device=lengths.device)\nreturn positions[None, :] >= lengths[:, None]\n',
+  'return torch.arange(n)[None, :] < lengths[:, None]\n')]

@@ -8,11 +8,7 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_matches_reference",
     "public/test_attention_public.py::test_worked_example",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # noqa: F821
-    if mask is not None:
-        scores = scores.masked_fill(mask, float("-inf"))
-    weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)  # noqa: F821
-    return weights @ v, weights
+PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n'),
+ ('weights = softmax(scores, dim=-1)\noutput = weights @ v\nreturn output, weights\n',
+  'weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)\nreturn weights @ v, weights\n')]

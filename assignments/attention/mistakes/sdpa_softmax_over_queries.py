@@ -12,11 +12,7 @@ CAUGHT_BY = [
     "public/test_attention_public.py::test_worked_example",
     "public/test_attention_public.py::test_shapes",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    if mask is not None:
-        scores = scores.masked_fill(mask, float("-inf"))
-    weights = softmax(scores, dim=-2)
-    return weights @ v, weights
+PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n'),
+ ('weights = softmax(scores, dim=-1)\noutput = weights @ v\nreturn output, weights\n',
+  'weights = softmax(scores, dim=-2)\nreturn weights @ v, weights\n')]

@@ -15,11 +15,5 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_properties",
     "public/test_attention_public.py::test_worked_example",
 ]
-
-
-def softmax(x, dim=-1):
-    m = x.amax(dim=0, keepdim=True)
-    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
-    e = torch.exp(x - m)
-    total = e.sum(dim=0, keepdim=True)
-    return e / torch.where(total > 0, total, torch.ones_like(total))
+PATCH = [('m = x.amax(dim=dim, keepdim=True)\n', 'm = x.amax(dim=0, keepdim=True)\n'),
+ ('total = e.sum(dim=dim, keepdim=True)\n', 'total = e.sum(dim=0, keepdim=True)\n')]

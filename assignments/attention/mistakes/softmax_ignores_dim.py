@@ -9,11 +9,5 @@ CAUGHT_BY = [
     "hidden/test_softmax.py::test_properties",
     "hidden/test_softmax.py::test_gradients",
 ]
-
-
-def softmax(x, dim=-1):
-    m = x.amax(dim=-1, keepdim=True)
-    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
-    e = torch.exp(x - m)
-    total = e.sum(dim=-1, keepdim=True)
-    return e / torch.where(total > 0, total, torch.ones_like(total))
+PATCH = [('m = x.amax(dim=dim, keepdim=True)\n', 'm = x.amax(dim=-1, keepdim=True)\n'),
+ ('total = e.sum(dim=dim, keepdim=True)\n', 'total = e.sum(dim=-1, keepdim=True)\n')]

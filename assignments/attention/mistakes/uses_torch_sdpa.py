@@ -11,11 +11,13 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_gradients",
     "public/test_attention_public.py::test_worked_example",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    allowed = None if mask is None else ~mask
-    output = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
-    weights = softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + (0 if mask is None else
-                      torch.zeros_like(mask, dtype=q.dtype).masked_fill(mask, float("-inf"))), dim=-1)
-    return output, weights
+PATCH = [('d_k = q.shape[-1]\n'
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n'
+  'if mask is not None:\n'
+  '    scores = scores.masked_fill(mask, float("-inf"))\n'
+  'weights = softmax(scores, dim=-1)\n'
+  'output = weights @ v\n',
+  'allowed = None if mask is None else ~mask\n'
+  'output = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n'
+  'weights = softmax(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + (0 if mask is None else\n'
+  '                  torch.zeros_like(mask, dtype=q.dtype).masked_fill(mask, float("-inf"))), dim=-1)\n')]

@@ -15,7 +15,9 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_gradients",
     "public/test_attention_public.py::test_worked_example",
 ]
-
-
-def softmax(x, dim=-1):
-    return torch.softmax(x, dim=dim)
+PATCH = [('m = x.amax(dim=dim, keepdim=True)\n'
+  'm = torch.where(torch.isfinite(m), m, torch.zeros_like(m))\n'
+  'e = torch.exp(x - m)\n'
+  'total = e.sum(dim=dim, keepdim=True)\n'
+  'return e / torch.where(total > 0, total, torch.ones_like(total))\n',
+  'return torch.softmax(x, dim=dim)\n')]

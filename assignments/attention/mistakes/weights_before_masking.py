@@ -10,12 +10,14 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_fully_blocked_rows",
     "hidden/test_masks.py::test_padding_and_causal",
 ]
-
-
-def scaled_dot_product_attention(q, k, v, mask=None):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    weights = softmax(scores, dim=-1)
-    if mask is not None:
-        masked = softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
-        return masked @ v, weights
-    return weights @ v, weights
+PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\nweights = softmax(scores, dim=-1)\n'),
+ ('if mask is not None:\n'
+  '    scores = scores.masked_fill(mask, float("-inf"))\n'
+  'weights = softmax(scores, dim=-1)\n'
+  'output = weights @ v\n'
+  'return output, weights\n',
+  'if mask is not None:\n'
+  '    masked = softmax(scores.masked_fill(mask, float("-inf")), dim=-1)\n'
+  '    return masked @ v, weights\n'
+  'return weights @ v, weights\n')]
