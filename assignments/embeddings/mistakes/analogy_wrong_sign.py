@@ -9,9 +9,8 @@ CAUGHT_BY = [
     "hidden/test_analogy.py::test_matches_reference",
     "public/test_embeddings_public.py::test_course_results",
 ]
-
-
-def analogy(E, vocab, a, b, c, n=1):
-    index = {w: i for i, w in enumerate(vocab)}
-    E = np.asarray(E, dtype=np.float64)
-    return nearest(E, vocab, E[index[a]] - E[index[b]] + E[index[c]], n, exclude=(a, b, c))
+PATCH = [('index = word_index(vocab)\nE = np.asarray(E, dtype=np.float64)\n',
+  'index = {w: i for i, w in enumerate(vocab)}\nE = np.asarray(E, dtype=np.float64)\n'),
+ ('target = E[index[b]] - E[index[a]] + E[index[c]]\n'
+  'return nearest(E, vocab, target, n, exclude=(a, b, c))\n',
+  'return nearest(E, vocab, E[index[a]] - E[index[b]] + E[index[c]], n, exclude=(a, b, c))\n')]

@@ -14,14 +14,18 @@ CAUGHT_BY = [
     "public/test_embeddings_public.py::test_cooccurrence_example",
     "public/test_embeddings_public.py::test_course_results",
 ]
-
-
-def cooccurrence(corpus, vocab, window):
-    index = {w: i for i, w in enumerate(vocab)}
-    stream = [w for sentence in corpus for w in sentence]
-    C = np.zeros((len(vocab), len(vocab)))
-    for i, w in enumerate(stream):
-        for j in range(max(0, i - window), min(len(stream), i + window + 1)):
-            if j != i:
-                C[index[w], index[stream[j]]] += 1
-    return C
+PATCH = [('index = word_index(vocab)\nC = np.zeros((len(vocab), len(vocab)))\n',
+  'index = {w: i for i, w in enumerate(vocab)}\n'
+  'stream = [w for sentence in corpus for w in sentence]\n'
+  'C = np.zeros((len(vocab), len(vocab)))\n'),
+ ('for sentence in corpus:\n'
+  '    ids = [index[word] for word in sentence]\n'
+  '    for i, w in enumerate(ids):\n'
+  '        lo, hi = max(0, i - window), min(len(ids), i + window + 1)\n'
+  '        for j in range(lo, hi):\n'
+  '            if j != i:\n'
+  '                C[w, ids[j]] += 1\n',
+  'for i, w in enumerate(stream):\n'
+  '    for j in range(max(0, i - window), min(len(stream), i + window + 1)):\n'
+  '        if j != i:\n'
+  '            C[index[w], index[stream[j]]] += 1\n')]

@@ -12,14 +12,12 @@ CAUGHT_BY = [
     "public/test_embeddings_public.py::test_cooccurrence_example",
     "public/test_embeddings_public.py::test_course_results",
 ]
-
-
-def cooccurrence(corpus, vocab, window):
-    index = {w: i for i, w in enumerate(vocab)}
-    C = np.zeros((len(vocab), len(vocab)))
-    for sentence in corpus:
-        for i, w in enumerate(sentence):
-            for j in range(max(0, i - window + 1), min(len(sentence), i + window)):
-                if j != i:
-                    C[index[w], index[sentence[j]]] += 1
-    return C
+PATCH = [('index = word_index(vocab)\nC = np.zeros((len(vocab), len(vocab)))\n',
+  'index = {w: i for i, w in enumerate(vocab)}\nC = np.zeros((len(vocab), len(vocab)))\n'),
+ ('ids = [index[word] for word in sentence]\n'
+  'for i, w in enumerate(ids):\n'
+  '    lo, hi = max(0, i - window), min(len(ids), i + window + 1)\n'
+  '    for j in range(lo, hi):\n',
+  'for i, w in enumerate(sentence):\n'
+  '    for j in range(max(0, i - window + 1), min(len(sentence), i + window)):\n'),
+ ('C[w, ids[j]] += 1\n', 'C[index[w], index[sentence[j]]] += 1\n')]

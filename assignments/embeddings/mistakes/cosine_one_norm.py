@@ -8,9 +8,5 @@ CAUGHT_BY = [
     "hidden/test_cosine_similarity.py::test_random_vectors",
     "public/test_embeddings_public.py::test_cosine_example",
 ]
-
-
-def cosine_similarity(a, b):
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    return float(a @ b / np.linalg.norm(a))
+PATCH = [('return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))\n',
+  'return float(a @ b / np.linalg.norm(a))\n')]

@@ -8,7 +8,7 @@ CAUGHT_BY = [
     "hidden/test_cosine_similarity.py::test_random_vectors",
     "public/test_embeddings_public.py::test_cosine_example",
 ]
-
-
-def cosine_similarity(a, b):
-    return float(np.dot(a, b))
+PATCH = [('a = np.asarray(a, dtype=np.float64)\n'
+  'b = np.asarray(b, dtype=np.float64)\n'
+  'return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))\n',
+  'return float(np.dot(a, b))\n')]

@@ -13,11 +13,11 @@ CAUGHT_BY = [
     "public/test_embeddings_public.py::test_nearest_example",
     "public/test_embeddings_public.py::test_course_results",
 ]
-
-
-def nearest(E, vocab, vector, n, exclude=()):
-    E = np.asarray(E, dtype=np.float64)
-    v = np.asarray(vector, dtype=np.float64)
-    sims = E @ v / (np.linalg.norm(E, axis=1) * np.linalg.norm(v))
-    top = [vocab[i] for i in np.argsort(-sims)[:n]]
-    return [w for w in top if w not in set(exclude)]
+PATCH = [('lengths = np.linalg.norm(E, axis=1) * np.linalg.norm(v)\n'
+  'sims = E @ v / np.where(lengths > 0, lengths, 1.0)\n'
+  'skip = set(exclude)\n'
+  'order = np.argsort(-sims, kind="stable")\n'
+  'return [vocab[i] for i in order if vocab[i] not in skip][:n]\n',
+  'sims = E @ v / (np.linalg.norm(E, axis=1) * np.linalg.norm(v))\n'
+  'top = [vocab[i] for i in np.argsort(-sims)[:n]]\n'
+  'return [w for w in top if w not in set(exclude)]\n')]

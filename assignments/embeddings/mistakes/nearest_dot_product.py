@@ -9,8 +9,12 @@ CAUGHT_BY = [
     "hidden/test_nearest.py::test_matches_reference",
     "public/test_embeddings_public.py::test_nearest_example",
 ]
-
-
-def nearest(E, vocab, vector, n, exclude=()):
-    scores = np.asarray(E, dtype=np.float64) @ np.asarray(vector, dtype=np.float64)
-    return [vocab[i] for i in np.argsort(-scores) if vocab[i] not in set(exclude)][:n]
+PATCH = [('E = np.asarray(E, dtype=np.float64)\n'
+  'v = np.asarray(vector, dtype=np.float64)\n'
+  'lengths = np.linalg.norm(E, axis=1) * np.linalg.norm(v)\n'
+  'sims = E @ v / np.where(lengths > 0, lengths, 1.0)\n'
+  'skip = set(exclude)\n'
+  'order = np.argsort(-sims, kind="stable")\n'
+  'return [vocab[i] for i in order if vocab[i] not in skip][:n]\n',
+  'scores = np.asarray(E, dtype=np.float64) @ np.asarray(vector, dtype=np.float64)\n'
+  'return [vocab[i] for i in np.argsort(-scores) if vocab[i] not in set(exclude)][:n]\n')]

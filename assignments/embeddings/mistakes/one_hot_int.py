@@ -6,9 +6,7 @@ floats: np.zeros((n, vocab_size)) is float64 by default; np.zeros(..., dtype=int
 CAUGHT_BY = [
     "hidden/test_one_hot.py::test_float_dtype",
 ]
-
-
-def one_hot(indices, vocab_size):
-    out = np.zeros((len(indices), vocab_size), dtype=np.int64)
-    out[np.arange(len(indices)), indices] = 1
-    return out
+PATCH = [('ids = np.asarray(indices, dtype=np.int64).reshape(-1)\n'
+  'out = np.zeros((ids.shape[0], vocab_size))\n'
+  'out[np.arange(ids.shape[0]), ids] = 1.0\n',
+  'out = np.zeros((len(indices), vocab_size), dtype=np.int64)\nout[np.arange(len(indices)), indices] = 1\n')]

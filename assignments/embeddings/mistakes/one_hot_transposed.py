@@ -8,7 +8,8 @@ CAUGHT_BY = [
     "hidden/test_one_hot.py::test_values",
     "public/test_embeddings_public.py::test_one_hot_example",
 ]
-
-
-def one_hot(indices, vocab_size):
-    return np.eye(vocab_size)[:, list(indices)]
+PATCH = [('ids = np.asarray(indices, dtype=np.int64).reshape(-1)\n'
+  'out = np.zeros((ids.shape[0], vocab_size))\n'
+  'out[np.arange(ids.shape[0]), ids] = 1.0\n'
+  'return out\n',
+  'return np.eye(vocab_size)[:, list(indices)]\n')]

@@ -9,12 +9,10 @@ CAUGHT_BY = [
     "hidden/test_ppmi.py::test_all_zero_matrix",
     "hidden/test_ppmi.py::test_zero_counts",
 ]
-
-
-def ppmi(C):
-    C = np.asarray(C, dtype=np.float64)
-    total = C.sum()
-    p_w = C.sum(axis=1, keepdims=True) / total
-    p_c = C.sum(axis=0, keepdims=True) / total
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.maximum(np.log(C / total / (p_w * p_c)), 0)
+PATCH = [('if total <= 0:\n    return np.zeros_like(C)\n', ''),
+ ('counted = C > 0\n'
+  'ratio = np.ones_like(C)\n'
+  'np.divide(C / total, p_w * p_c, out=ratio, where=counted)\n'
+  'return np.maximum(np.log(ratio), 0.0)\n',
+  'with np.errstate(divide="ignore", invalid="ignore"):\n'
+  '    return np.maximum(np.log(C / total / (p_w * p_c)), 0)\n')]

@@ -8,15 +8,6 @@ CAUGHT_BY = [
     "hidden/test_ppmi.py::test_zero_counts",
     "public/test_embeddings_public.py::test_ppmi_example",
 ]
-
-
-def ppmi(C):
-    C = np.asarray(C, dtype=np.float64)
-    total = C.sum()
-    if total <= 0:
-        return np.zeros_like(C)
-    p_w = C.sum(axis=1, keepdims=True) / total
-    p_c = C.sum(axis=0, keepdims=True) / total
-    ratio = np.ones_like(C)
-    np.divide(C / total, p_w * p_c, out=ratio, where=C > 0)
-    return np.log(ratio)
+PATCH = [('counted = C > 0\n', ''),
+ ('np.divide(C / total, p_w * p_c, out=ratio, where=counted)\nreturn np.maximum(np.log(ratio), 0.0)\n',
+  'np.divide(C / total, p_w * p_c, out=ratio, where=C > 0)\nreturn np.log(ratio)\n')]

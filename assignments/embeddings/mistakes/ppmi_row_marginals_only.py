@@ -7,15 +7,6 @@ CAUGHT_BY = [
     "hidden/test_ppmi.py::test_matches_reference",
     "hidden/test_ppmi.py::test_zero_counts",
 ]
-
-
-def ppmi(C):
-    C = np.asarray(C, dtype=np.float64)
-    total = C.sum()
-    if total <= 0:
-        return np.zeros_like(C)
-    p_w = C.sum(axis=1, keepdims=True) / total
-    p_c = p_w.T
-    ratio = np.ones_like(C)
-    np.divide(C / total, p_w * p_c, out=ratio, where=(C > 0) & (p_w * p_c > 0))
-    return np.maximum(np.log(ratio), 0.0)
+PATCH = [('p_c = C.sum(axis=0, keepdims=True) / total\ncounted = C > 0\n', 'p_c = p_w.T\n'),
+ ('np.divide(C / total, p_w * p_c, out=ratio, where=counted)\n',
+  'np.divide(C / total, p_w * p_c, out=ratio, where=(C > 0) & (p_w * p_c > 0))\n')]

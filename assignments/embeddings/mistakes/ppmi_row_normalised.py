@@ -12,17 +12,8 @@ CAUGHT_BY = [
     "public/test_embeddings_public.py::test_course_results",
     "public/test_embeddings_public.py::test_ppmi_example",
 ]
-
-
-def ppmi(C):
-    C = np.asarray(C, dtype=np.float64)
-    total = C.sum()
-    if total <= 0:
-        return np.zeros_like(C)
-    rows = C.sum(axis=1, keepdims=True)
-    p_w = rows / total
-    p_c = C.sum(axis=0, keepdims=True) / total
-    joint = np.divide(C, rows, out=np.zeros_like(C), where=rows > 0)
-    ratio = np.ones_like(C)
-    np.divide(joint, p_w * p_c, out=ratio, where=C > 0)
-    return np.maximum(np.log(ratio), 0.0)
+PATCH = [('p_w = C.sum(axis=1, keepdims=True) / total\n',
+  'rows = C.sum(axis=1, keepdims=True)\np_w = rows / total\n'),
+ ('counted = C > 0\n', 'joint = np.divide(C, rows, out=np.zeros_like(C), where=rows > 0)\n'),
+ ('np.divide(C / total, p_w * p_c, out=ratio, where=counted)\n',
+  'np.divide(joint, p_w * p_c, out=ratio, where=C > 0)\n')]

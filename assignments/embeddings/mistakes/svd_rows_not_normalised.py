@@ -10,8 +10,5 @@ CAUGHT_BY = [
     "hidden/test_svd_embeddings.py::test_unit_rows",
     "public/test_embeddings_public.py::test_svd_shape_and_unit_rows",
 ]
-
-
-def svd_embeddings(M, k):
-    U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64), full_matrices=False)
-    return U[:, :k] * np.sqrt(S[:k])
+PATCH = [('E = U[:, :k] * np.sqrt(S[:k])\nreturn E / np.linalg.norm(E, axis=1, keepdims=True)\n',
+  'return U[:, :k] * np.sqrt(S[:k])\n')]

@@ -12,9 +12,6 @@ CAUGHT_BY = [
     "public/test_embeddings_public.py::test_course_results",
     "public/test_embeddings_public.py::test_svd_shape_and_unit_rows",
 ]
-
-
-def svd_embeddings(M, k):
-    U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64))
-    E = U[:k] * np.sqrt(S)
-    return E / np.linalg.norm(E, axis=1, keepdims=True)
+PATCH = [('U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64), full_matrices=False)\n'
+  'E = U[:, :k] * np.sqrt(S[:k])\n',
+  'U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64))\nE = U[:k] * np.sqrt(S)\n')]

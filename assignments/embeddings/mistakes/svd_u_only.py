@@ -7,9 +7,4 @@ CAUGHT_BY = [
     "hidden/test_course_results.py::test_bank_neighbours",
     "hidden/test_svd_embeddings.py::test_gram_matches",
 ]
-
-
-def svd_embeddings(M, k):
-    U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64), full_matrices=False)
-    E = U[:, :k]
-    return E / np.linalg.norm(E, axis=1, keepdims=True)
+PATCH = [('E = U[:, :k] * np.sqrt(S[:k])\n', 'E = U[:, :k]\n')]

@@ -8,10 +8,8 @@ CAUGHT_BY = [
     "hidden/test_svd_embeddings.py::test_gram_matches",
     "public/test_embeddings_public.py::test_svd_shape_and_unit_rows",
 ]
-
-
-def svd_embeddings(M, k):
-    M = np.asarray(M, dtype=np.float64)
-    _, S, Vt = np.linalg.svd(M, full_matrices=False)
-    E = Vt[:k].T * np.sqrt(S[:k])
-    return E / np.linalg.norm(E, axis=1, keepdims=True)
+PATCH = [('U, S, _ = np.linalg.svd(np.asarray(M, dtype=np.float64), full_matrices=False)\n'
+  'E = U[:, :k] * np.sqrt(S[:k])\n',
+  'M = np.asarray(M, dtype=np.float64)\n'
+  '_, S, Vt = np.linalg.svd(M, full_matrices=False)\n'
+  'E = Vt[:k].T * np.sqrt(S[:k])\n')]
