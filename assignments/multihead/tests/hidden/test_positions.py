@@ -60,5 +60,4 @@ def test_rows_distinct(student):
 def test_odd_d_model_raises(student):
     """sinusoidal_positions: ValueError for an odd d_model"""
     for d in (7, 1):
-        expect_raises(lambda d=d: student.sinusoidal_positions(10, d), (ValueError,), f"sinusoidal_positions(10, {d})",
-                      call={"fn": "sinusoidal_positions", "args": (10, d), "kwargs": {}})
+        expect_raises(lambda d=d: student.sinusoidal_positions(10, d), (ValueError,), f"sinusoidal_positions(10, {d})")
