@@ -10,15 +10,9 @@ CAUGHT_BY = [
     "hidden/test_positions.py::test_matches_formula",
     "public/test_multihead_public.py::test_sinusoidal_positions_small",
 ]
-
-
-def sinusoidal_positions(n_positions, d_model):
-    if d_model % 2 != 0:
-        raise ValueError(f"d_model must be even, got {d_model}")
-    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    i = torch.arange(d_model // 2, dtype=torch.float64)[None, :]
-    angles = pos / 10000.0 ** (i / d_model)
-    pe = torch.empty(n_positions, d_model, dtype=torch.float64)
-    pe[:, 0::2] = torch.sin(angles)
-    pe[:, 1::2] = torch.cos(angles)
-    return pe.float()
+PATCH = [('raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")\n',
+  'raise ValueError(f"d_model must be even, got {d_model}")\n'),
+ ('two_i = torch.arange(0, d_model, 2, dtype=torch.float64)[None, :]\n'
+  'angles = pos / 10000.0 ** (two_i / d_model)\n',
+  'i = torch.arange(d_model // 2, dtype=torch.float64)[None, :]\nangles = pos / 10000.0 ** (i / d_model)\n'),
+ ('return pe.to(torch.float32)\n', 'return pe.float()\n')]

@@ -9,17 +9,11 @@ query's output row is just out_proj.bias.
 CAUGHT_BY = [
     "hidden/test_mha_forward.py::test_fully_blocked_rows",
 ]
-
-
-class MultiHeadAttention(MultiHeadAttention):
-    def forward(self, query, key, value, mask=None):
-        w_q, w_k, w_v = self.in_proj_weight.chunk(3, dim=0)
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = split_heads(F.linear(query, w_q, b_q), self.n_heads)
-        k = split_heads(F.linear(key, w_k, b_k), self.n_heads)
-        v = split_heads(F.linear(value, w_v, b_v), self.n_heads)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
-        if mask is not None:
-            scores = scores.masked_fill(mask, -1e9)
-        weights = _softmax_last(scores)
-        return self.out_proj(merge_heads(weights @ v)), weights
+PATCH = [('if self.in_proj_bias is not None:\n'
+  '    b_q, b_k, b_v = self.in_proj_bias.chunk(3, dim=0)\n'
+  'else:\n'
+  '    b_q = b_k = b_v = None\n',
+  'b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)\n'),
+ ('scores = scores.masked_fill(mask, float("-inf"))\n', 'scores = scores.masked_fill(mask, -1e9)\n'),
+ ('heads = weights @ v\nout = self.out_proj(merge_heads(heads))\nreturn out, weights\n',
+  'return self.out_proj(merge_heads(weights @ v)), weights\n')]

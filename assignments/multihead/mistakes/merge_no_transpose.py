@@ -13,8 +13,4 @@ CAUGHT_BY = [
     "hidden/test_mha_grad.py::test_gradients_match_torch",
     "public/test_multihead_public.py::test_merge_heads",
 ]
-
-
-def merge_heads(x):
-    B, h, T, d_h = x.shape
-    return x.reshape(B, T, h * d_h)
+PATCH = [('return x.transpose(1, 2).reshape(B, T, h * d_h)\n', 'return x.reshape(B, T, h * d_h)\n')]

@@ -11,28 +11,27 @@ CAUGHT_BY = [
     "hidden/test_mha_params.py::test_init_value_error",
     "hidden/test_positions.py::test_odd_d_model_raises",
 ]
-
-
-def split_heads(x, n_heads):
-    B, T, d = x.shape
-    return x.reshape(B, T, n_heads, d // n_heads).transpose(1, 2)
-
-
-def sinusoidal_positions(n_positions, d_model):
-    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)[None, :]
-    angles = pos / 10000.0 ** (two_i / d_model)
-    pe = torch.empty(n_positions, d_model, dtype=torch.float64)
-    pe[:, 0::2] = torch.sin(angles)
-    pe[:, 1::2] = torch.cos(angles[:, : d_model // 2])
-    return pe.float()
-
-
-class MultiHeadAttention(MultiHeadAttention):
-    def __init__(self, d_model, n_heads, bias=True):
-        nn.Module.__init__(self)
-        self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
-        self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))
-        nn.init.xavier_uniform_(self.in_proj_weight)
-        self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model)) if bias else None
-        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+PATCH = [('if d % n_heads != 0:\n'
+  '    raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")\n'
+  'd_h = d // n_heads\n'
+  'return x.reshape(B, T, n_heads, d_h).transpose(1, 2)\n',
+  'return x.reshape(B, T, n_heads, d // n_heads).transpose(1, 2)\n'),
+ ('if d_model % 2 != 0:\n'
+  '    raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")\n',
+  ''),
+ ('pe[:, 1::2] = torch.cos(angles)\nreturn pe.to(torch.float32)\n',
+  'pe[:, 1::2] = torch.cos(angles[:, : d_model // 2])\nreturn pe.float()\n'),
+ ('super().__init__()\n'
+  'if d_model % n_heads != 0:\n'
+  '    raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")\n'
+  'self.d_model = d_model\n'
+  'self.n_heads = n_heads\n'
+  'self.d_head = d_model // n_heads\n',
+  'nn.Module.__init__(self)\n'
+  'self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads\n'),
+ ('if bias:\n'
+  '    self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model))\n'
+  'else:\n'
+  '    self.register_parameter("in_proj_bias", None)\n',
+  'self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model)) if bias else None\n'),
+ ('if bias:\n    nn.init.zeros_(self.out_proj.bias)\n', '')]

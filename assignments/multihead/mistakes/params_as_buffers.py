@@ -9,14 +9,17 @@ CAUGHT_BY = [
     "hidden/test_mha_grad.py::test_gradients_reach_every_parameter",
     "hidden/test_mha_grad.py::test_gradients_match_torch",
 ]
-
-
-class MultiHeadAttention(MultiHeadAttention):
-    def __init__(self, d_model, n_heads, bias=True):
-        nn.Module.__init__(self)
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
-        self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
-        self.register_buffer("in_proj_weight", nn.init.xavier_uniform_(torch.empty(3 * d_model, d_model)))
-        self.register_buffer("in_proj_bias", torch.zeros(3 * d_model) if bias else None)
-        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+PATCH = [('super().__init__()\n', 'nn.Module.__init__(self)\n'),
+ ('self.d_model = d_model\n'
+  'self.n_heads = n_heads\n'
+  'self.d_head = d_model // n_heads\n'
+  'self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))\n'
+  'nn.init.xavier_uniform_(self.in_proj_weight)\n'
+  'if bias:\n'
+  '    self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model))\n'
+  'else:\n'
+  '    self.register_parameter("in_proj_bias", None)\n',
+  'self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads\n'
+  'self.register_buffer("in_proj_weight", nn.init.xavier_uniform_(torch.empty(3 * d_model, d_model)))\n'
+  'self.register_buffer("in_proj_bias", torch.zeros(3 * d_model) if bias else None)\n'),
+ ('if bias:\n    nn.init.zeros_(self.out_proj.bias)\n', '')]

@@ -15,29 +15,25 @@ CAUGHT_BY = [
     "public/test_multihead_public.py::test_parameter_count_table",
     "public/test_multihead_public.py::test_matches_torch_small",
 ]
-
-
-class MultiHeadAttention(MultiHeadAttention):
-    def __init__(self, d_model, n_heads, bias=True):
-        nn.Module.__init__(self)
-        if d_model % n_heads != 0:
-            raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")
-        self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model
-        self.in_proj_weight = nn.Parameter(nn.init.xavier_uniform_(torch.empty(3 * n_heads * d_model, d_model)))
-        if bias:
-            self.in_proj_bias = nn.Parameter(torch.zeros(3 * n_heads * d_model))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = nn.Linear(n_heads * d_model, d_model, bias=bias)
-
-    def forward(self, query, key, value, mask=None):
-        w_q, w_k, w_v = self.in_proj_weight.chunk(3, dim=0)          # each (h*d, d)
-        b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)
-        q = split_heads(F.linear(query, w_q, b_q), self.n_heads)     # (B, h, n_q, d)
-        k = split_heads(F.linear(key, w_k, b_k), self.n_heads)
-        v = split_heads(F.linear(value, w_v, b_v), self.n_heads)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
-        if mask is not None:
-            scores = scores.masked_fill(mask, float("-inf"))
-        weights = _softmax_last(scores)
-        return self.out_proj(merge_heads(weights @ v)), weights
+PATCH = [('super().__init__()\n', 'nn.Module.__init__(self)\n'),
+ ('self.d_model = d_model\n'
+  'self.n_heads = n_heads\n'
+  'self.d_head = d_model // n_heads\n'
+  'self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))\n'
+  'nn.init.xavier_uniform_(self.in_proj_weight)\n',
+  'self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model\n'
+  'self.in_proj_weight = nn.Parameter(nn.init.xavier_uniform_(torch.empty(3 * n_heads * d_model, '
+  'd_model)))\n'),
+ ('self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model))\n',
+  'self.in_proj_bias = nn.Parameter(torch.zeros(3 * n_heads * d_model))\n'),
+ ('self.out_proj = nn.Linear(d_model, d_model, bias=bias)\n'
+  'if bias:\n'
+  '    nn.init.zeros_(self.out_proj.bias)\n',
+  'self.out_proj = nn.Linear(n_heads * d_model, d_model, bias=bias)\n'),
+ ('if self.in_proj_bias is not None:\n'
+  '    b_q, b_k, b_v = self.in_proj_bias.chunk(3, dim=0)\n'
+  'else:\n'
+  '    b_q = b_k = b_v = None\n',
+  'b_q, b_k, b_v = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None, None, None)\n'),
+ ('heads = weights @ v\nout = self.out_proj(merge_heads(heads))\nreturn out, weights\n',
+  'return self.out_proj(merge_heads(weights @ v)), weights\n')]

@@ -11,14 +11,9 @@ CAUGHT_BY = [
     "hidden/test_order.py::test_positions_break_equivariance",
     "public/test_multihead_public.py::test_sinusoidal_positions_small",
 ]
-
-
-def sinusoidal_positions(n_positions, d_model):
-    if d_model % 2 != 0:
-        raise ValueError(f"d_model must be even, got {d_model}")
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)[None, :]
-    angles = (two_i / 10000.0 ** (two_i / d_model)).expand(n_positions, -1)
-    pe = torch.empty(n_positions, d_model, dtype=torch.float64)
-    pe[:, 0::2] = torch.sin(angles)
-    pe[:, 1::2] = torch.cos(angles)
-    return pe.float()
+PATCH = [('    raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")\n'
+  'pos = torch.arange(n_positions, dtype=torch.float64)[:, None]\n',
+  'raise ValueError(f"d_model must be even, got {d_model}")\n'),
+ ('angles = pos / 10000.0 ** (two_i / d_model)\n',
+  'angles = (two_i / 10000.0 ** (two_i / d_model)).expand(n_positions, -1)\n'),
+ ('return pe.to(torch.float32)\n', 'return pe.float()\n')]

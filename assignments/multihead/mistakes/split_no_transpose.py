@@ -15,10 +15,5 @@ CAUGHT_BY = [
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
     "public/test_multihead_public.py::test_split_heads",
 ]
-
-
-def split_heads(x, n_heads):
-    B, T, d = x.shape
-    if d % n_heads != 0:
-        raise ValueError(f"d_model = {d} is not divisible by n_heads = {n_heads}")
-    return x.reshape(B, n_heads, T, d // n_heads)
+PATCH = [('d_h = d // n_heads\nreturn x.reshape(B, T, n_heads, d_h).transpose(1, 2)\n',
+  'return x.reshape(B, n_heads, T, d // n_heads)\n')]

@@ -17,20 +17,46 @@ CAUGHT_BY = [
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
     "hidden/test_order.py::test_positions_break_equivariance",
 ]
-
-
-class MultiHeadAttention(nn.MultiheadAttention):
-    def __init__(self, d_model, n_heads, bias=True):
-        super().__init__(d_model, n_heads, bias=bias, batch_first=True)
-        self.n_heads = n_heads
-
-    def forward(self, query, key, value, mask=None):
-        B, n_q, _ = query.shape
-        if mask is not None and mask.dim() == 4:
-            mask = mask.expand(B, self.n_heads, n_q, key.shape[1]).reshape(-1, n_q, key.shape[1])
-        out, w = super().forward(query, key, value, attn_mask=mask, need_weights=True, average_attn_weights=False)
-        blocked = torch.isnan(w).all(dim=-1)                                  # torch's NaN rows: fully blocked queries
-        out = torch.where(blocked.any(dim=1)[..., None], torch.nan_to_num(out), out)
-        if self.out_proj.bias is not None:
-            out = torch.where(blocked.all(dim=1)[..., None], self.out_proj.bias.expand_as(out), out)
-        return out, torch.nan_to_num(w)
+PATCH = [('class MultiHeadAttention(nn.Module):\n', 'class MultiHeadAttention(nn.MultiheadAttention):\n'),
+ ('super().__init__()\n'
+  'if d_model % n_heads != 0:\n'
+  '    raise ValueError(f"d_model = {d_model} is not divisible by n_heads = {n_heads}")\n'
+  'self.d_model = d_model\n',
+  'super().__init__(d_model, n_heads, bias=bias, batch_first=True)\n'),
+ ('self.d_head = d_model // n_heads\n'
+  'self.in_proj_weight = nn.Parameter(torch.empty(3 * d_model, d_model))\n'
+  'nn.init.xavier_uniform_(self.in_proj_weight)\n'
+  'if bias:\n'
+  '    self.in_proj_bias = nn.Parameter(torch.zeros(3 * d_model))\n'
+  'else:\n'
+  '    self.register_parameter("in_proj_bias", None)\n'
+  'self.out_proj = nn.Linear(d_model, d_model, bias=bias)\n'
+  'if bias:\n'
+  '    nn.init.zeros_(self.out_proj.bias)\n',
+  ''),
+ ('w_q, w_k, w_v = self.in_proj_weight.chunk(3, dim=0)\n'
+  'if self.in_proj_bias is not None:\n'
+  '    b_q, b_k, b_v = self.in_proj_bias.chunk(3, dim=0)\n'
+  'else:\n'
+  '    b_q = b_k = b_v = None\n'
+  'q = split_heads(F.linear(query, w_q, b_q), self.n_heads)\n'
+  'k = split_heads(F.linear(key, w_k, b_k), self.n_heads)\n'
+  'v = split_heads(F.linear(value, w_v, b_v), self.n_heads)\n'
+  'scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)\n'
+  'if mask is not None:\n'
+  '    scores = scores.masked_fill(mask, float("-inf"))\n'
+  'weights = _softmax_last(scores)\n'
+  'heads = weights @ v\n'
+  'out = self.out_proj(merge_heads(heads))\n'
+  'return out, weights\n',
+  'B, n_q, _ = query.shape\n'
+  'if mask is not None and mask.dim() == 4:\n'
+  '    mask = mask.expand(B, self.n_heads, n_q, key.shape[1]).reshape(-1, n_q, key.shape[1])\n'
+  'out, w = super().forward(query, key, value, attn_mask=mask, need_weights=True, '
+  'average_attn_weights=False)\n'
+  "blocked = torch.isnan(w).all(dim=-1)                                  # torch's NaN rows: fully blocked "
+  'queries\n'
+  'out = torch.where(blocked.any(dim=1)[..., None], torch.nan_to_num(out), out)\n'
+  'if self.out_proj.bias is not None:\n'
+  '    out = torch.where(blocked.all(dim=1)[..., None], self.out_proj.bias.expand_as(out), out)\n'
+  'return out, torch.nan_to_num(w)\n')]
