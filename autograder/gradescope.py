@@ -16,8 +16,6 @@ import threading
 from pathlib import Path
 
 from .config import KIT_ROOT, list_assignments, load_assignment
-from .grade import grade_submission
-from .results import failure_document, write_results
 from .sandbox import running_as_root
 
 log = logging.getLogger("autograder.gradescope")
@@ -34,6 +32,8 @@ def _last_resort(results: Path, after_s: float) -> None:
     """If grading is somehow still running after ``after_s`` seconds (every request has its own
     deadline, so this should never fire), write a results file that says so and stop, rather
     than let Gradescope's 10-minute limit end the run with no results at all."""
+
+    from .results import failure_document, write_results  # imports torch: after the zygote has started
 
     def fire() -> None:
         write_results(
@@ -66,6 +66,8 @@ def run_gradescope() -> int:
             raise RuntimeError(f"autograder.zip must hold exactly one assignment, found {names}")
         assignment = load_assignment(names[0], KIT_ROOT)
     except Exception as exc:  # noqa: BLE001 - always leave a results file
+        from .results import failure_document, write_results
+
         write_results(results, failure_document(f"The autograder is misconfigured ({exc}); please tell course staff."))
         log.error("cannot start: %s", exc)
         return 1
@@ -73,7 +75,16 @@ def run_gradescope() -> int:
         for private in (results.parent, root / "submission"):  # the kit itself: sandbox.protect_secrets
             if private.exists():
                 os.chmod(private, 0o700)
-    _last_resort(results, assignment.run_timeout + LAST_RESORT_MARGIN_S)
-    grade = grade_submission(assignment, root / "submission", results)
+    from .sandbox.zygote import start_before_torch
+
+    zygote = start_before_torch(assignment.banned)  # its torch import overlaps the grader's (from here on)
+    try:
+        _last_resort(results, assignment.run_timeout + LAST_RESORT_MARGIN_S)
+        from .grade import grade_submission
+
+        grade = grade_submission(assignment, root / "submission", results, zygote=zygote)
+    finally:
+        if zygote is not None:
+            zygote.close()
     log.info("%s: %g points; results in %s", assignment.name, grade.score, results)
     return 0

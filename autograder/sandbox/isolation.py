@@ -14,7 +14,7 @@ import pwd
 import sys
 from functools import lru_cache
 
-from ..worker.server import CLONE_NEWIPC, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_REC, make_all_readonly
+from ..worker.mounts import CLONE_NEWIPC, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_PRIVATE, MS_REC, make_all_readonly
 from . import proctree
 from .limits import Limits
 from .users import running_as_root
