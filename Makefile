@@ -41,7 +41,7 @@ release: $(STAMP) ## regenerate stubs, build dist/<assignment>/*.zip and prove e
 test: $(STAMP) ## the kit's own tests, unit and end to end (under 4 min; CI also runs make release)
 	$(PY) -m pytest tests -q -n 2 --dist load --durations=15 -m "not proof"
 
-proofs: $(STAMP) ## the slow proofs of the kit's design (a scaffolded assignment releases, forged evidence earns nothing, determinism); CI runs them
+proofs: $(STAMP) ## the slow proofs of the kit's design (the red team's attacks, a scaffolded assignment releases, forged evidence earns nothing, determinism); CI runs them
 	$(PY) -m pytest tests -q -n 2 --dist load --durations=10 -m proof
 
 determinism: $(STAMP) ## grade the catalogue again under other CPU kernels, threads and hash seeds: the same points and names (after make release; minutes)
