@@ -9,10 +9,7 @@ CAUGHT_BY = [
     "hidden/test_attend.py::test_attend_is_a_convex_combination",
     "hidden/test_model.py::test_step_matches_reference",
 ]
-
-
-def attend(query, enc):
-    scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(enc.shape[-1])  # (B, T)
-    weights = torch.softmax(scores, dim=1)
-    context = (weights.unsqueeze(2) * query.unsqueeze(1)).sum(dim=1)  # (B, h): just the query again
-    return context, weights
+PATCH = [('h = enc.shape[-1]\nscores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(h)\n',
+  'scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(enc.shape[-1])  # (B, T)\n'),
+ ('context = torch.bmm(weights.unsqueeze(1), enc).squeeze(1)\n',
+  'context = (weights.unsqueeze(2) * query.unsqueeze(1)).sum(dim=1)  # (B, h): just the query again\n')]

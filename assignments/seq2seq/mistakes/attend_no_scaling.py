@@ -10,9 +10,7 @@ CAUGHT_BY = [
     "hidden/test_model.py::test_step_matches_reference",
     "hidden/test_model.py::test_forward_matches_reference",
 ]
-
-
-def attend(query, enc):
-    scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2)  # (B, T), no 1/sqrt(h)
-    weights = torch.softmax(scores, dim=1)
-    return torch.bmm(weights.unsqueeze(1), enc).squeeze(1), weights
+PATCH = [('h = enc.shape[-1]\nscores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(h)\n',
+  'scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2)  # (B, T), no 1/sqrt(h)\n'),
+ ('context = torch.bmm(weights.unsqueeze(1), enc).squeeze(1)\nreturn context, weights\n',
+  'return torch.bmm(weights.unsqueeze(1), enc).squeeze(1), weights\n')]

@@ -9,9 +9,11 @@ CAUGHT_BY = [
     "hidden/test_attend.py::test_attend_is_a_convex_combination",
     "hidden/test_model.py::test_step_matches_reference",
 ]
-
-
-def attend(query, enc):
-    scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(enc.shape[-1])  # (B, T)
-    weights = torch.softmax(scores, dim=0)  # over the batch: wrong
-    return torch.bmm(weights.unsqueeze(1), enc).squeeze(1), weights
+PATCH = [('h = enc.shape[-1]\n'
+  'scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(h)\n'
+  'weights = torch.softmax(scores, dim=1)\n'
+  'context = torch.bmm(weights.unsqueeze(1), enc).squeeze(1)\n'
+  'return context, weights\n',
+  'scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / math.sqrt(enc.shape[-1])  # (B, T)\n'
+  'weights = torch.softmax(scores, dim=0)  # over the batch: wrong\n'
+  'return torch.bmm(weights.unsqueeze(1), enc).squeeze(1), weights\n')]

@@ -8,9 +8,7 @@ CAUGHT_BY = [
     "hidden/test_copy_batch.py::test_copy_batch_matches_reference",
     "hidden/test_train.py::test_train_copy_follows_reference",
 ]
-
-
-def copy_batch(batch_size, length, generator=None):
-    src = torch.randint(0, 10, (batch_size, length))  # generator ignored
-    bos = torch.full((batch_size, 1), BOS, dtype=torch.long)
-    return src, torch.cat([bos, src[:, :-1]], dim=1)
+PATCH = [('src = torch.randint(0, 10, (batch_size, length), generator=generator)\n',
+  'src = torch.randint(0, 10, (batch_size, length))  # generator ignored\n'),
+ ('tgt_in = torch.cat([bos, src[:, :-1]], dim=1)\nreturn src, tgt_in\n',
+  'return src, torch.cat([bos, src[:, :-1]], dim=1)\n')]

@@ -5,10 +5,8 @@ length)) call: here it draws a fresh first token for each row. Every extra draw 
 generator, so later batches no longer match; tgt_in is built from src, with no randomness.
 """
 CAUGHT_BY = ["hidden/test_copy_batch.py::test_copy_batch_matches_reference"]
-
-
-def copy_batch(batch_size, length, generator=None):
-    src = torch.randint(0, 10, (batch_size, length), generator=generator)
-    torch.randint(0, 10, (batch_size, 1), generator=generator)  # an extra draw
-    bos = torch.full((batch_size, 1), BOS, dtype=torch.long)
-    return src, torch.cat([bos, src[:, :-1]], dim=1)
+PATCH = [('src = torch.randint(0, 10, (batch_size, length), generator=generator)\n',
+  'src = torch.randint(0, 10, (batch_size, length), generator=generator)\n'
+  'torch.randint(0, 10, (batch_size, 1), generator=generator)  # an extra draw\n'),
+ ('tgt_in = torch.cat([bos, src[:, :-1]], dim=1)\nreturn src, tgt_in\n',
+  'return src, torch.cat([bos, src[:, :-1]], dim=1)\n')]

@@ -9,8 +9,7 @@ CAUGHT_BY = [
     "hidden/test_train.py::test_train_copy_follows_reference",
     "hidden/test_train.py::test_train_copy_learns_to_copy",
 ]
-
-
-def copy_batch(batch_size, length, generator=None):
-    src = torch.randint(0, 10, (batch_size, length), generator=generator)
-    return src, src.clone()
+PATCH = [('bos = torch.full((batch_size, 1), BOS, dtype=torch.long)\n'
+  'tgt_in = torch.cat([bos, src[:, :-1]], dim=1)\n'
+  'return src, tgt_in\n',
+  'return src, src.clone()\n')]

@@ -8,30 +8,13 @@ CAUGHT_BY = [
     "hidden/test_model.py::test_forward_matches_reference",
     "hidden/test_model.py::test_generate_matches_reference",
 ]
-
-
-def _forward(self, src, tgt_in):
-    enc, _ = self.encoder(self.emb(src))
-    state = torch.zeros(src.shape[0], enc.shape[-1], dtype=enc.dtype)  # should be last[0]
-    outputs = []
-    for t in range(tgt_in.shape[1]):
-        logits, state = self.step(tgt_in[:, t], state, enc)
-        outputs.append(logits)
-    return torch.stack(outputs, dim=1)
-
-
-@torch.no_grad()
-def _generate(self, src, length):
-    enc, _ = self.encoder(self.emb(src))
-    state = torch.zeros(src.shape[0], enc.shape[-1], dtype=enc.dtype)
-    tok = torch.full((src.shape[0],), BOS, dtype=torch.long)
-    tokens = []
-    for _ in range(length):
-        logits, state = self.step(tok, state, enc)
-        tok = logits.argmax(dim=-1)
-        tokens.append(tok)
-    return torch.stack(tokens, dim=1)
-
-
-AttnSeq2Seq.forward = _forward
-AttnSeq2Seq.generate = _generate
+PATCH = [('enc, last = self.encoder(self.emb(src))\nstate = last[0]\noutputs = []\n',
+  'enc, _ = self.encoder(self.emb(src))\n'
+  'state = torch.zeros(src.shape[0], enc.shape[-1], dtype=enc.dtype)  # should be last[0]\n'
+  'outputs = []\n'),
+ ('enc, last = self.encoder(self.emb(src))\n'
+  'state = last[0]\n'
+  'tok = torch.full((src.shape[0],), BOS, dtype=torch.long, device=src.device)\n',
+  'enc, _ = self.encoder(self.emb(src))\n'
+  'state = torch.zeros(src.shape[0], enc.shape[-1], dtype=enc.dtype)\n'
+  'tok = torch.full((src.shape[0],), BOS, dtype=torch.long)\n')]

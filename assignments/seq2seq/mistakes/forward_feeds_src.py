@@ -8,15 +8,6 @@ CAUGHT_BY = [
     "hidden/test_model.py::test_forward_matches_reference",
     "hidden/test_train.py::test_train_copy_learns_to_copy",
 ]
-
-
-def _forward(self, src, tgt_in):
-    enc, last = self.encoder(self.emb(src))
-    state, outputs = last[0], []
-    for t in range(tgt_in.shape[1]):
-        logits, state = self.step(src[:, t], state, enc)  # should be tgt_in[:, t]
-        outputs.append(logits)
-    return torch.stack(outputs, dim=1)
-
-
-AttnSeq2Seq.forward = _forward
+PATCH = [('state = last[0]\noutputs = []\n', 'state, outputs = last[0], []\n'),
+ ('logits, state = self.step(tgt_in[:, t], state, enc)\n',
+  'logits, state = self.step(src[:, t], state, enc)  # should be tgt_in[:, t]\n')]

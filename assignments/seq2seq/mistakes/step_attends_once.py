@@ -8,12 +8,7 @@ CAUGHT_BY = [
     "hidden/test_model.py::test_step_matches_reference",
     "hidden/test_model.py::test_forward_matches_reference",
 ]
-
-
-def _step(self, tok, state, enc):
-    context, _ = attend(state, enc)
-    state = self.cell(torch.cat([self.emb(tok), context], dim=1), state)
-    return self.out(torch.cat([state, context], dim=1)), state  # stale context
-
-
-AttnSeq2Seq.step = _step
+PATCH = [('context, _ = attend(state, enc)\n'
+  'logits = self.out(torch.cat([state, context], dim=1))\n'
+  'return logits, state\n',
+  'return self.out(torch.cat([state, context], dim=1)), state  # stale context\n')]

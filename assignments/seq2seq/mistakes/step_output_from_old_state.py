@@ -9,13 +9,6 @@ CAUGHT_BY = [
     "hidden/test_model.py::test_forward_matches_reference",
     "hidden/test_model.py::test_generate_matches_reference",
 ]
-
-
-def _step(self, tok, state, enc):
-    context, _ = attend(state, enc)
-    new_state = self.cell(torch.cat([self.emb(tok), context], dim=1), state)
-    logits = self.out(torch.cat([state, context], dim=1))  # old state, old context
-    return logits, new_state
-
-
-AttnSeq2Seq.step = _step
+PATCH = [('state = self.cell(torch.cat([self.emb(tok), context], dim=1), state)\ncontext, _ = attend(state, enc)\n',
+  'new_state = self.cell(torch.cat([self.emb(tok), context], dim=1), state)\n'),
+ ('return logits, state\n', 'return logits, new_state\n')]

@@ -8,12 +8,11 @@ CAUGHT_BY = [
     "hidden/test_model.py::test_step_matches_reference",
     "hidden/test_model.py::test_forward_matches_reference",
 ]
-
-
-def _step(self, tok, state, enc):
-    new_state = self.cell(torch.cat([self.emb(tok), state], dim=1), state)  # no context
-    context, _ = attend(new_state, enc)
-    return self.out(torch.cat([new_state, context], dim=1)), new_state
-
-
-AttnSeq2Seq.step = _step
+PATCH = [('context, _ = attend(state, enc)\n'
+  'state = self.cell(torch.cat([self.emb(tok), context], dim=1), state)\n'
+  'context, _ = attend(state, enc)\n'
+  'logits = self.out(torch.cat([state, context], dim=1))\n'
+  'return logits, state\n',
+  'new_state = self.cell(torch.cat([self.emb(tok), state], dim=1), state)  # no context\n'
+  'context, _ = attend(new_state, enc)\n'
+  'return self.out(torch.cat([new_state, context], dim=1)), new_state\n')]
