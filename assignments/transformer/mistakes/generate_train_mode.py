@@ -9,11 +9,13 @@ CAUGHT_BY = [
     "hidden/test_generate.py::test_generate_eval_mode",
     "hidden/test_generate.py::test_generate_no_grad",
 ]
-
-
-def generate(model, prompt, n_new):
-    tokens = prompt
-    for _ in range(n_new):
-        logits = model(tokens[:, -model.max_len:])
-        tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)
-    return tokens
+PATCH = [('model.eval()\ntokens = prompt\n', 'tokens = prompt\n'),
+ ('with torch.no_grad():\n'
+  '    for _ in range(n_new):\n'
+  '        context = tokens[:, -model.max_len:]\n'
+  '        logits = model(context)\n'
+  '        next_token = logits[:, -1].argmax(dim=-1, keepdim=True)\n'
+  '        tokens = torch.cat([tokens, next_token.to(tokens.dtype)], dim=1)\n',
+  'for _ in range(n_new):\n'
+  '    logits = model(tokens[:, -model.max_len:])\n'
+  '    tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True)], dim=1)\n')]

@@ -5,8 +5,8 @@ works on the counting task and breaks for any other model: with 11 classes the r
 the wrong places. Take the size from the logits: logits.reshape(-1, logits.shape[-1]).
 """
 CAUGHT_BY = ["hidden/test_loss.py::test_lm_loss_matches_reference"]
-
-
-def lm_loss(model, tokens):
-    logits = model(tokens[:, :-1])
-    return F.cross_entropy(logits.reshape(-1, 8), tokens[:, 1:].reshape(-1))
+PATCH = [('inputs, targets = tokens[:, :-1], tokens[:, 1:]\n'
+  'logits = model(inputs)\n'
+  'return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n',
+  'logits = model(tokens[:, :-1])\n'
+  'return F.cross_entropy(logits.reshape(-1, 8), tokens[:, 1:].reshape(-1))\n')]

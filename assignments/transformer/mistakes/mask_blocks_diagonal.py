@@ -6,15 +6,9 @@ triu(ones(T, T), diagonal=1). With the diagonal blocked, the first position has 
 and every position loses the most useful token for predicting the next one.
 """
 CAUGHT_BY = ["hidden/test_lm.py::test_lm_matches_reference"]
-
-
-class TinyCausalLM(TinyCausalLM):  # noqa: F821
-    def forward(self, tokens):
-        T = tokens.shape[1]
-        if T > self.max_len:
-            raise ValueError(f"sequence length {T} is longer than max_len={self.max_len}")
-        blocked = torch.ones(T, T, dtype=torch.bool).triu(diagonal=0)
-        x = self.embedding(tokens) * math.sqrt(self.d_model) + self.positions[:T].to(self.embedding.weight.dtype)
-        for block in self.blocks:
-            x = block(x, mask=blocked)
-        return self.head(self.norm(x))
+PATCH = [('blocked = torch.ones(T, T, dtype=torch.bool, device=tokens.device).triu(diagonal=1)\n'
+  'x = self.embedding(tokens) * math.sqrt(self.d_model)\n'
+  'x = x + self.positions[:T].to(x.dtype)\n',
+  'blocked = torch.ones(T, T, dtype=torch.bool).triu(diagonal=0)\n'
+  'x = self.embedding(tokens) * math.sqrt(self.d_model) + '
+  'self.positions[:T].to(self.embedding.weight.dtype)\n')]

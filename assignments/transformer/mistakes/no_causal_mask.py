@@ -7,14 +7,9 @@ future does not exist yet. Build blocked = triu(ones(T, T), diagonal=1) (True = 
 it to every block. The course's check: change a suffix, earlier logits must not move.
 """
 CAUGHT_BY = ["hidden/test_lm.py::test_causality", "hidden/test_lm.py::test_lm_matches_reference"]
-
-
-class TinyCausalLM(TinyCausalLM):  # noqa: F821
-    def forward(self, tokens):
-        T = tokens.shape[1]
-        if T > self.max_len:
-            raise ValueError(f"sequence length {T} is longer than max_len={self.max_len}")
-        x = self.embedding(tokens) * math.sqrt(self.d_model) + self.positions[:T].to(self.embedding.weight.dtype)
-        for block in self.blocks:
-            x = block(x)
-        return self.head(self.norm(x))
+PATCH = [('blocked = torch.ones(T, T, dtype=torch.bool, device=tokens.device).triu(diagonal=1)\n'
+  'x = self.embedding(tokens) * math.sqrt(self.d_model)\n'
+  'x = x + self.positions[:T].to(x.dtype)\n',
+  'x = self.embedding(tokens) * math.sqrt(self.d_model) + '
+  'self.positions[:T].to(self.embedding.weight.dtype)\n'),
+ ('x = block(x, mask=blocked)\n', 'x = block(x)\n')]

@@ -5,15 +5,8 @@ model) scales the embeddings first: x = embedding(tokens) * sqrt(d_model) + PE[:
 identity is not swamped by the positional signal, whose entries are of size 1.
 """
 CAUGHT_BY = ["hidden/test_lm.py::test_lm_matches_reference"]
-
-
-class TinyCausalLM(TinyCausalLM):  # noqa: F821
-    def forward(self, tokens):
-        T = tokens.shape[1]
-        if T > self.max_len:
-            raise ValueError(f"sequence length {T} is longer than max_len={self.max_len}")
-        blocked = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
-        x = self.embedding(tokens) + self.positions[:T].to(self.embedding.weight.dtype)
-        for block in self.blocks:
-            x = block(x, mask=blocked)
-        return self.head(self.norm(x))
+PATCH = [('blocked = torch.ones(T, T, dtype=torch.bool, device=tokens.device).triu(diagonal=1)\n'
+  'x = self.embedding(tokens) * math.sqrt(self.d_model)\n'
+  'x = x + self.positions[:T].to(x.dtype)\n',
+  'blocked = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)\n'
+  'x = self.embedding(tokens) + self.positions[:T].to(self.embedding.weight.dtype)\n')]

@@ -10,9 +10,6 @@ CAUGHT_BY = [
     "hidden/test_train.py::test_full_batch_history",
     "hidden/test_train.py::test_counting_task",
 ]
-
-
-def lm_loss(model, tokens):
-    inputs = tokens[:, :-1]
-    logits = model(inputs)
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), inputs.reshape(-1))
+PATCH = [('inputs, targets = tokens[:, :-1], tokens[:, 1:]\n', 'inputs = tokens[:, :-1]\n'),
+ ('return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))\n',
+  'return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), inputs.reshape(-1))\n')]
