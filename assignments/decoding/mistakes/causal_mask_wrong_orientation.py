@@ -10,7 +10,9 @@ CAUGHT_BY = [
     "hidden/test_cache.py::test_cached_forward_equals_recompute",
     "hidden/test_generate.py::test_greedy_matches_reference",
 ]
-
-
-def causal_mask(n_q, n_k):
-    return torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)
+PATCH = [('if n_q > n_k:\n'
+  '    raise ValueError(f"{n_q} queries cannot be the last positions of {n_k} keys")\n'
+  'query_pos = torch.arange(n_k - n_q, n_k)[:, None]\n'
+  'key_pos = torch.arange(n_k)[None, :]\n'
+  'return key_pos > query_pos\n',
+  'return torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)\n')]

@@ -8,11 +8,6 @@ CAUGHT_BY = [
     "hidden/test_sampling.py::test_sample_frequencies",
     "hidden/test_sampling.py::test_single_token_exact",
 ]
-
-
-def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
-    probs = next_token_probs(logits, temperature, top_k, top_p)
-    if temperature == 0:
-        return probs.argmax(dim=-1)
-    full = torch.softmax(logits / temperature, dim=-1)
-    return torch.multinomial(full, 1, generator=generator)[:, 0]
+PATCH = [('return torch.multinomial(probs, 1, generator=generator)[:, 0]\n',
+  'full = torch.softmax(logits / temperature, dim=-1)\n'
+  'return torch.multinomial(full, 1, generator=generator)[:, 0]\n')]

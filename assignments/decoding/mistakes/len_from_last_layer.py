@@ -7,8 +7,5 @@ layer 0 (0 while layer 0 is empty), at any moment; code that reads len(cache) af
 per layer, a second cache user) relies on it.
 """
 CAUGHT_BY = ["hidden/test_cache.py::test_cache_len_is_layer_zero"]
-
-
-class KVCache(KVCache):  # noqa: F811 - the reference's, but its length is read from the last layer
-    def __len__(self):
-        return 0 if self.keys[-1] is None else self.keys[-1].shape[1]
+PATCH = [('return 0 if self.keys[0] is None else self.keys[0].shape[1]\n',
+  'return 0 if self.keys[-1] is None else self.keys[-1].shape[1]\n')]
