@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from .banned import describe as describe_banned
 from .checks import Feedback, Outcome, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
+from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _worker_failure
 from .worker import ops, wire
 
 
@@ -64,7 +65,13 @@ class RemoteObject:
     """A handle on an object that lives in the worker (a function, a model...)."""
 
     def __init__(
-        self, student: "RemoteStudent", ref_id: int, type_name: str, path: str, generation: int, target: str,
+        self,
+        student: "RemoteStudent",
+        ref_id: int,
+        type_name: str,
+        path: str,
+        generation: int,
+        target: str,
         helper: bool = False,
     ) -> None:
         self._student = student
@@ -389,58 +396,3 @@ def _holds_remote(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_holds_remote(v) for v in value.values())
     return False
-
-
-ALLOWED_IMPORTS = "the standard library, torch, numpy and einops"
-
-
-def _import_failure(module_name: str, error: dict) -> str:
-    """Why the student's file could not be imported, said so they can fix it."""
-    if error.get("type") == "ModuleNotFoundError":
-        missing = error.get("message", "").replace("No module named ", "").strip("'\"")
-        return (
-            f"{module_name}.py imports `{missing}`, which grading does not have. A submission may import "
-            f"{ALLOWED_IMPORTS} (the handout lists them); remove that import or write that part yourself."
-        )
-    return f"{module_name}.py could not be imported: " + _format_error(error)
-
-
-def _format_error(error: dict) -> str:
-    text = f"{error.get('type', 'Exception')}: {error.get('message', '')}".rstrip(": ")
-    where = error.get("where") or []
-    if where:
-        text += "\n  at " + "\n  at ".join(where)
-    return text
-
-
-def _failure_kind(exc: Exception) -> str:
-    """The outcome kind of a worker failure (see ``checks.KINDS``)."""
-    if isinstance(exc, WorkerTimeout):
-        return "timeout"
-    if isinstance(exc, WorkerMemory):
-        return "memory"
-    if isinstance(exc, WorkerProtocol):
-        return "channel"
-    return "crash"
-
-
-def _raised_kind(error: dict) -> str:
-    """What the student's code raised, by the exception's class name as the worker reports it (a forged
-    name only changes which kind a failing test shows: it earns nothing and raises no flag by itself)."""
-    name = error.get("type")
-    if name == "NotImplementedError":
-        return "not-implemented"
-    if name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
-        return "exit"
-    return "raised"
-
-
-def _worker_failure(exc: Exception, limits: Limits) -> str:
-    if isinstance(exc, WorkerTimeout):
-        return "it did not finish within the time limit"
-    if isinstance(exc, WorkerMemory):
-        detail = str(exc) or f"used more than {limits.rss_mb} MB of memory or started more than {limits.max_processes} processes"
-        return f"it {detail}, and was stopped"
-    if isinstance(exc, WorkerProtocol):
-        return f"it interfered with the grader's channel ({exc})"
-    return str(exc) or "the process stopped"
