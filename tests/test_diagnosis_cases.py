@@ -17,7 +17,7 @@ pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
 
 # A nucleus written as the running total "at or below p": every token whose mass before it reaches p is dropped
 # with the crossing token, as top_p_excludes_crossing does (exactly so, except where a sum rounds past 1.0).
-CUMSUM_NUCLEUS = '''
+CUMSUM_NUCLEUS = """
 
 _reference_next_token_probs = next_token_probs
 
@@ -31,7 +31,7 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
     keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
     probs = torch.where(keep, probs, torch.zeros_like(probs))
     return probs / probs.sum(dim=-1, keepdim=True)
-'''
+"""
 
 
 def _named(document: dict) -> set[str]:
@@ -54,3 +54,41 @@ def test_an_unshifted_loss_is_named_as_such_and_nothing_else(tmp_path):
     document = grade("transformer", path, tmp_path)
     named = _named(document)
     assert "no_target_shift" in named and "checkpoint_on_train_loss" not in named, named
+
+
+def _catalogued(assignment_name: str, mistake: str, tmp_path) -> dict:
+    assignment = load_assignment(assignment_name)
+    entry = next(e for e in read_catalogue(assignment, "mistake") if e.name == mistake)
+    path = write_submission(tmp_path / mistake, assignment_name, submission_source(assignment, entry))
+    return grade(assignment_name, path, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("assignment_name", "mistake", "also_true"),
+    [
+        # was "matches none of the classic mistakes" on a whole grading. Its code (no max, no guard) also gives NaN
+        # on fully blocked rows, as fully_blocked_nan says: subtracting the max alone would still leave that.
+        ("attention", "softmax_no_max", {"fully_blocked_nan"}),
+        ("decoding", "top_k_no_renormalise", set()),  # the same
+        ("decoding", "logits_after_temperature", set()),  # was told "a cached step must compute what the prefix computes"
+        ("decoding", "positions_restart_at_zero", set()),  # was summarised as "each call starts from an empty cache"
+    ],
+)
+def test_a_catalogued_mistake_graded_whole_is_named_and_nothing_false(assignment_name, mistake, also_true, tmp_path):
+    document = _catalogued(assignment_name, mistake, tmp_path)
+    assert document["score"] < 100
+    named = _named(document)
+    assert mistake in named and named <= {mistake} | also_true, named
+
+
+def test_a_crash_in_attention_costs_no_softmax_point(tmp_path):
+    crash = """
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    raise RuntimeError("not finished")
+"""
+    path = write_submission(tmp_path / "crash", "attention", reference_source("attention") + crash)
+    document = grade("attention", path, tmp_path)
+    lost = {t["name"] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert any(name.startswith("scaled_dot_product_attention") for name in lost), lost
+    assert not any(name.startswith("softmax") for name in lost), lost  # test_sdpa_by_hand is not softmax's
