@@ -47,7 +47,6 @@ def test_probs_worked_example(student):
         expect_close(
             got, torch.tensor([want], dtype=torch.float64), f"next_token_probs([[2, 1, 0, -1]], {label})",
             atol=1e-12,  # float64 round-off
-            call={"fn": "next_token_probs", "args": (LOGITS,), "kwargs": kwargs},
             hint="softmax(logits / temperature) first; then keep the top k (or the smallest set of most probable "
             "tokens whose mass reaches top_p, the crossing token included) and renormalise.",
         )
@@ -85,7 +84,7 @@ def test_causal_mask_with_cache(student):
     for (n_q, n_k), want in cases.items():
         expect_close(
             student.causal_mask(n_q, n_k), torch.tensor(want, dtype=torch.bool), f"causal_mask({n_q}, {n_k})",
-            atol=0, call={"fn": "causal_mask", "args": (n_q, n_k), "kwargs": {}},
+            atol=0,
             hint="Query i is at position n_k - n_q + i: block the keys AFTER it (key index > that position).",
         )
 

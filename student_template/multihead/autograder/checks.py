@@ -23,8 +23,8 @@ class Feedback(AssertionError):
 
     ``call`` and ``got`` let the grader name the mistake (``autograder/diagnosis.py``):
     ``call`` says how to repeat the checked call on another implementation (a dict
-    ``{"fn": name, "args": ..., "kwargs": ..., "output": key}`` or a function of the
-    implementation's module), and ``got`` is what the student's code produced: a value,
+    ``{"fn": name, "args": ..., "kwargs": ..., "output": key, "then": function}`` or a function of the
+    implementation's module; by default the call the seam recorded as producing ``got``), and ``got`` is what the student's code produced: a value,
     or an :class:`Outcome` when it raised, called a banned function, or returned where
     it should have raised.
     """
@@ -60,41 +60,73 @@ KINDS = {
 }
 
 
-# Which student call produced a value (recorded by the seam, ``autograder/seam.py``), so a check
-# on that value needs no hand-written ``call=`` for the diagnoser to replay it. Values are held
-# (so their ids cannot be reused) and the oldest are forgotten past a small bound.
-_PRODUCED_BY: dict[int, tuple[Any, dict]] = {}
-_PRODUCED_LIMIT = 64
-
-
 _PARTS_RECORDED = 8  # the first parts of a returned tuple or list (outputs, not sequences of results)
+
+
+class Provenance:
+    """Which student call produced which value, so that a check on that value needs no hand-written
+    ``call=`` for the diagnoser to replay it (``autograder/diagnosis.py``).
+
+    One registry per test (:func:`recording`, entered by the scoring plugin): the seam
+    (``autograder/seam.py``) records what each top-level call on plain data returned, tests carry
+    the record through conversions (:func:`derived`, :func:`as_float64`), and it is dropped when the
+    test ends. Values are keyed by identity and held while the registry lives, so no two of them can
+    share an id: a value is never taken for another, and none is forgotten within the test.
+    """
+
+    def __init__(self) -> None:
+        self._calls: dict[int, tuple[Any, dict]] = {}
+
+    def record(self, value: Any, call: dict) -> None:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return  # small immutable values are shared between unrelated calls
+        self._calls[id(value)] = (value, call)
+
+    def call_of(self, value: Any) -> dict | None:
+        found = self._calls.get(id(value))
+        return found[1] if found is not None and found[0] is value else None
+
+
+_RECORDING: list[Provenance] = []  # the registry of the test running now (innermost last); none outside tests
+
+
+@contextmanager
+def recording() -> Iterator[Provenance]:
+    """Record the provenance of the values produced inside the block, in a fresh registry dropped after it."""
+    provenance = Provenance()
+    _RECORDING.append(provenance)
+    try:
+        yield provenance
+    finally:
+        _RECORDING.remove(provenance)
 
 
 def record_call(value: Any, call: dict) -> None:
     """Remember that ``value`` came from ``call`` (a dict as ``Feedback.call`` takes); a returned
     tuple or list is remembered whole and its first parts with their ``"output"`` index (so a
-    student who returns a list where the contract says tuple is diagnosed the same)."""
-    _remember(value, call)
+    student who returns a list where the contract says tuple is diagnosed the same). Outside
+    :func:`recording` (a student's own machine) nothing is remembered."""
+    if not _RECORDING:
+        return
+    provenance = _RECORDING[-1]
+    provenance.record(value, call)
     if isinstance(value, (tuple, list)):
         for index, part in enumerate(value[:_PARTS_RECORDED]):
-            _remember(part, {**call, "output": index})
+            provenance.record(part, {**call, "output": index})
 
 
-def _remember(value: Any, call: dict) -> None:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return  # small immutable values are shared between unrelated calls
-    _PRODUCED_BY[id(value)] = (value, call)
-    while len(_PRODUCED_BY) > _PRODUCED_LIMIT:
-        del _PRODUCED_BY[next(iter(_PRODUCED_BY))]
-
-
-def derived(value: Any, result: Any) -> Any:
-    """``result``, computed from ``value`` (converted, cast), keeps the record of the student call
-    that produced ``value``: a check on ``result`` then needs no hand-written ``call=``. Only for
-    conversions that keep the values and their layout (a transpose or a sum would compare wrongly)."""
+def derived(value: Any, result: Any, then: Callable[[Any], Any] | None = None) -> Any:
+    """``result``, computed from ``value``, keeps the record of the student call that produced
+    ``value``: a check on ``result`` then needs no hand-written ``call=``. Without ``then``, only for
+    conversions that keep the values and their layout (converted, cast); otherwise ``then`` says how
+    ``result`` is computed from ``value`` (an index, a transpose), and the diagnoser computes each
+    replayed value the same way."""
     call = call_that_produced(value)
-    if call is not None:
-        _remember(result, call)
+    if call is not None and _RECORDING:
+        if then is not None:
+            before = call.get("then")
+            call = {**call, "then": then if before is None else (lambda out: then(before(out)))}
+        _RECORDING[-1].record(result, call)
     return result
 
 
@@ -104,8 +136,8 @@ def as_float64(value: Any) -> torch.Tensor:
 
 
 def call_that_produced(value: Any) -> dict | None:
-    found = _PRODUCED_BY.get(id(value))
-    return found[1] if found is not None and found[0] is value else None
+    """The recorded call that returned ``value`` in the running test, or None."""
+    return _RECORDING[-1].call_of(value) if _RECORDING else None
 
 
 @dataclass(frozen=True)
@@ -324,7 +356,7 @@ def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any 
     """``fn()`` raises one of ``exc_types`` (by class name, so it works across the process boundary)."""
     names = {t if isinstance(t, str) else t.__name__ for t in exc_types}
     try:
-        fn()
+        returned = fn()
     except Exception as exc:  # noqa: BLE001 - we inspect what the student raised
         text = str(exc)
         if type(exc).__name__ in names or any(f"raised {n}" in text for n in names):
@@ -335,6 +367,8 @@ def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any 
         if call is None:
             call = getattr(exc, "call", None)  # the seam attaches one to a failing top-level call
         raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
+    if call is None:
+        call = call_that_produced(returned)  # the seam records what a top-level call returned
     raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
 
 
