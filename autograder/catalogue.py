@@ -129,6 +129,16 @@ def submission_source(assignment: Assignment, entry: CatalogueEntry | None) -> s
     return source + f"\n\n# ---- {entry.kind}: {entry.name} ----\n" + entry.path.read_text()
 
 
+def combined_source(assignment: Assignment, entries: list[CatalogueEntry]) -> str:
+    """The reference with several entries at once (a submission with two mistakes): every PATCH
+    applied in turn, then every entry's definitions appended."""
+    source = assignment.solution.read_text()
+    for entry in entries:
+        if entry.patch:
+            source = apply_patch(source, entry.patch, f"{entry.path}")
+    return source + "".join(f"\n\n# ---- {e.kind}: {e.name} ----\n" + e.path.read_text() for e in entries)
+
+
 def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:
     """A corpus entry with its one declared bug injected: the text must occur exactly once in the
     code after the BUG declaration (the docstring and the declaration may quote it)."""

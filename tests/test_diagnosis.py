@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 import torch
-from conftest import KIT, reference_source, run_cli, write_submission
+from conftest import KIT, run_cli, write_submission
 
-from autograder.catalogue import read_catalogue
+from autograder.catalogue import combined_source, read_catalogue
 from autograder.config import load_assignment
 
 
@@ -15,7 +15,7 @@ def test_two_mistakes_in_different_functions_are_both_named(tmp_path):
     assignment = load_assignment("attention", KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
     first, second = catalogue["softmax_no_max"], catalogue["causal_blocks_diagonal"]
-    source = reference_source("attention") + "\n\n" + first.path.read_text() + "\n\n" + second.path.read_text()
+    source = combined_source(assignment, [first, second])
     upload = write_submission(tmp_path / "s", "attention", source)
     scores = {}
     for flag in ([], ["--no-diagnosis"]):
@@ -53,7 +53,7 @@ def _named(tmp_path, assignment_name: str, *mistakes: str) -> tuple[set[str], st
     """Grade the reference with the given catalogued mistakes appended; (mistakes named, all feedback)."""
     assignment = load_assignment(assignment_name, KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
-    source = reference_source(assignment_name) + "".join("\n\n" + catalogue[m].path.read_text() for m in mistakes)
+    source = combined_source(assignment, [catalogue[m] for m in mistakes])
     upload = write_submission(tmp_path / "s", assignment_name, source)
     results = tmp_path / "r.json"
     proc = run_cli("grade", assignment_name, str(upload), "--results", str(results))
