@@ -121,12 +121,7 @@ def apply_patch(source: str, patch: list[tuple[str, str]], where: str = "PATCH")
 def submission_source(assignment: Assignment, entry: CatalogueEntry | None) -> str:
     """The whole wrong (or variant) solution: the reference, patched, with the entry's
     definitions appended."""
-    source = assignment.solution.read_text()
-    if entry is None:
-        return source
-    if entry.patch:
-        source = apply_patch(source, entry.patch, f"{entry.path}")
-    return source + f"\n\n# ---- {entry.kind}: {entry.name} ----\n" + entry.path.read_text()
+    return combined_source(assignment, [] if entry is None else [entry])
 
 
 def combined_source(assignment: Assignment, entries: list[CatalogueEntry]) -> str:

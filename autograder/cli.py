@@ -11,7 +11,7 @@ from .config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from .sandbox.zygote import start_before_torch
+    from .sandbox.zygote import started_before_torch
 
     assignment = load_assignment(args.assignment)
     upload = Path(args.submission)
@@ -19,14 +19,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         print(f"error: {upload} does not exist; pass the student's file, folder or zip.", file=sys.stderr)
         return 2
     results = Path(args.results) if args.results else Path("results.json")
-    zygote = start_before_torch(assignment.banned)  # its torch import overlaps the grader's (next line)
-    try:
+    with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's (next line)
         from .grade import format_table, grade_submission
 
         grade = grade_submission(assignment, upload, results, diagnose=not args.no_diagnosis, zygote=zygote)
-    finally:
-        if zygote is not None:
-            zygote.close()
     print(format_table(grade.document))
     print(f"\nresults written to {results}")
     if grade.config_errors:

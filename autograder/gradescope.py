@@ -75,16 +75,12 @@ def run_gradescope() -> int:
         for private in (results.parent, root / "submission"):  # the kit itself: sandbox.protect_secrets
             if private.exists():
                 os.chmod(private, 0o700)
-    from .sandbox.zygote import start_before_torch
+    from .sandbox.zygote import started_before_torch
 
-    zygote = start_before_torch(assignment.banned)  # its torch import overlaps the grader's (from here on)
-    try:
+    with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's (from here on)
         _last_resort(results, assignment.run_timeout + LAST_RESORT_MARGIN_S)
         from .grade import grade_submission
 
         grade = grade_submission(assignment, root / "submission", results, zygote=zygote)
-    finally:
-        if zygote is not None:
-            zygote.close()
     log.info("%s: %g points; results in %s", assignment.name, grade.score, results)
     return 0

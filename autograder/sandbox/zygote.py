@@ -16,8 +16,10 @@ import os
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
+from typing import Iterator
 
 import psutil
 
@@ -155,16 +157,22 @@ class Zygote:
         remove_staging(self._staging)
 
 
-def start_before_torch(banned: list[str]) -> Zygote | None:
-    """Start the template while the grader is still to import torch: both imports overlap.
+@contextmanager
+def started_before_torch(banned: list[str]) -> Iterator[Zygote | None]:
+    """A template started while the grader is still to import torch: both imports overlap.
 
-    A grading path (``grade``, the Gradescope entry point) calls this before importing the grader's
-    modules (``autograder.grade`` imports torch), hands the zygote to ``grade_submission`` and closes it
-    after. On one core nothing is lost; on two, about the time of one torch import is won. If the
-    template cannot start here, None: ``grade_submission`` starts its own and reports what went wrong.
+    A grading path (``grade``, the Gradescope entry point) enters this before importing the grader's
+    modules (``autograder.grade`` imports torch) and hands the zygote to ``grade_submission``; it is
+    closed on leaving. On one core nothing is lost; on two, about the time of one torch import is won.
+    If the template cannot start here, None: ``grade_submission`` starts its own and reports what went
+    wrong with the results.
     """
     try:
-        return Zygote(list(banned))
+        zygote = Zygote(list(banned))
     except Exception:  # noqa: BLE001 - the grading path's own start reports it with the results
-        return None
-
+        zygote = None
+    try:
+        yield zygote
+    finally:
+        if zygote is not None:
+            zygote.close()
