@@ -85,8 +85,13 @@ def grade_submission(
     zygote=None,
     only: list[str] | None = None,
     exitfirst: bool = False,
+    run_wall: float = 1.0,
 ) -> Grade:
     """Grade ``upload`` (file, folder or zip). Never raises for anything the student did.
+
+    ``run_wall``: the grading may last ``run_wall`` times the assignment's ``run_timeout`` in wall
+    time (1 on Gradescope and for ``grade``, whose platform's own limit follows; more where several
+    gradings share the machine: ``grade_many``). Each request's limit is the student's time either way.
 
     ``only`` (test keys) restricts the run to those tests: the self-check runs each
     catalogued mistake against the tests that claim to catch it, not the whole suite.
@@ -122,7 +127,7 @@ def grade_submission(
             list(assignment.banned),
             zygote=zygote,
             static_banned=static_banned,
-            deadlines=Deadlines(run=started + assignment.run_timeout),  # the import counts against the whole run too
+            deadlines=Deadlines(run=started + assignment.run_timeout * run_wall),  # the import counts against the run too
         )
         messages = [note] if note else []
         load_error = student.load()
@@ -134,7 +139,7 @@ def grade_submission(
         plugin = ScoringPlugin(
             assignment,
             student,
-            run_deadline=started + assignment.run_timeout,
+            run_deadline=started + assignment.run_timeout * run_wall,
             diagnoser=Diagnoser(assignment) if diagnose and not load_error else None,
             only=only,
         )
@@ -239,6 +244,12 @@ def format_table(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# grade-all and the self-check grade several submissions at once on one machine, where a grading's
+# wall time stretches with the others' load; no platform limit follows, so the whole-run limit
+# (wall time) is this many times run_timeout there. Each request's limit is the student's time.
+BATCH_RUN_WALL = 3.0
+
+
 def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     """Grade several submissions in this one process, forking each worker from a shared template.
 
@@ -255,7 +266,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             only = option.get("only")  # the self-check's per-mistake selection
             exitfirst = bool(option.get("exitfirst"))  # make mutants: the first failure decides
             grade = grade_submission(assignment, upload, results, diagnose=not exitfirst, zygote=zygote, only=only,
-                                     exitfirst=exitfirst)
+                                     exitfirst=exitfirst, run_wall=BATCH_RUN_WALL)
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)
         log.info("%d of %d workers forked from the template", zygote.forks, len(jobs))

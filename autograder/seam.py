@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any, Iterator
 from .banned import describe as describe_banned
 from .checks import Feedback, Outcome, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
+from .sandbox.clock import TimeLimit
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _worker_failure
 from .worker import ops, wire
 
@@ -39,10 +39,11 @@ class StudentCodeError(Feedback):
 class Deadlines:
     """How long the student's code may run: the one place that says it.
 
-    ``run`` is a moment on ``time.monotonic()``'s clock that no request may run past (the whole
-    submission's budget, ``run_timeout`` after grading started; the import counts against it too).
-    ``request`` is how many seconds one request may take (the assignment's ``test_timeout``), and
-    ``load`` how many the import may take (again when the worker is restarted after a failure).
+    ``run`` is a moment on ``time.monotonic()``'s clock no request may run past (``run_timeout``
+    after grading started, the import included: wall time, so a grading ends before Gradescope's).
+    ``request`` is what one request may take (``test_timeout``), ``load`` what the import may take
+    (again after a restart): seconds of the student's time (``sandbox.clock``: CPU time while
+    runnable, wall time while asleep), so a loaded machine does not make a correct submission time out.
     Time spent on the grader's side (references, diagnosis) counts against none of them.
     ``grade.py`` gives the seam the deadlines of the import; the scoring plugin hands it those of
     each test for the test's duration (``with student.deadlines(d):``).
@@ -52,13 +53,13 @@ class Deadlines:
     request: float = float("inf")
     load: float = 120.0
 
-    def for_request(self) -> float:
-        """The moment a request starting now must be answered by."""
-        return min(time.monotonic() + self.request, self.run)
+    def for_request(self) -> TimeLimit:
+        """The limit of a request starting now."""
+        return TimeLimit.starting_now(self.request, self.run)
 
-    def for_load(self) -> float:
-        """The moment an import starting now must be finished by."""
-        return min(time.monotonic() + self.load, self.run)
+    def for_load(self) -> TimeLimit:
+        """The limit of an import starting now."""
+        return TimeLimit.starting_now(self.load, self.run)
 
 
 class RemoteObject:

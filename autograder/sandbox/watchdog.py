@@ -1,7 +1,8 @@
 """The watchdog: the worker's processes, memory and disk, counted while the grader waits for an answer.
 
 One job: :class:`Watchdog`, the part of :class:`.worker.Worker` the channel calls between
-reads (``_watch``, at most every 0.1 s). It stops the worker over its process cap, over its
+reads (``_watch``, at most every 0.1 s). It stops the worker over its time limit (the student's
+time, :mod:`.clock`: CPU time while runnable, wall time while asleep), over its process cap, over its
 memory (the RSS of all its processes plus the shared memory they hold outside it: memfds,
 System V segments, files in memory-backed folders) or over its disk budget (the student
 user's own files, counted once a watched filesystem's free space shrinks), and finds every
@@ -18,7 +19,7 @@ import time
 import psutil
 
 from . import proctree
-from .limits import WorkerMemory
+from .limits import WorkerMemory, WorkerTimeout
 
 log = logging.getLogger("autograder.sandbox")
 
@@ -36,11 +37,23 @@ class Watchdog:
             self.failure = WorkerMemory(f"started more than {self.limits.max_processes} processes")
             raise _Stop()
         rss = 0  # resident memory, mapped shared memory included (RssShmem is part of RSS)
+        cpu = 0.0  # CPU seconds of every process, with those of the children each has reaped
+        running = False  # the worker's main process is runnable (see clock.StudentClock)
         for p in procs:
             try:
-                rss += p.memory_info().rss
+                with p.oneshot():
+                    rss += p.memory_info().rss
+                    t = p.cpu_times()
+                    cpu += t.user + t.system + t.children_user + t.children_system
+                    if p.pid == self.pid:
+                        running = p.status() == psutil.STATUS_RUNNING
             except psutil.Error:
                 pass
+        if self.clock is not None:
+            self.clock.tick(now, cpu, running)
+            if self.clock.expired():
+                self.failure = WorkerTimeout()
+                raise _Stop()
         if now - self._last_held >= 0.25:  # a few more reads: what is held outside every process's RSS
             self._last_held = now
             self._count_files([p.pid for p in procs])

@@ -16,7 +16,7 @@ student holds in shared memory and on disk, and :func:`isolation_summary`
 says which protections were in force.
 
 One job: :class:`Worker`, one student's process: start it (forked from a :mod:`.zygote`),
-send it requests with a deadline, kill it and everything it started. Its limits are
+send it requests with a time limit, kill it and everything it started. Its limits are
 :mod:`.limits`, what the platform allows :mod:`.isolation`, and the watchdog that runs while
 it answers :mod:`.watchdog`.
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -33,6 +34,7 @@ import psutil
 from . import proctree
 from .capture import OutputCapture
 from .channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
+from .clock import StudentClock, TimeLimit
 from .isolation import (  # noqa: F401 - NO_NAMESPACES_ENV, isolation_summary, namespaces_available: callers' names
     NO_NAMESPACES_ENV,
     isolation_features,
@@ -86,6 +88,8 @@ class Worker(Watchdog):
         self._held = 0  # memory held outside any process's RSS (memfds, SysV segments, tmpfs files)
         self._last_held = 0.0
         self.failure: Exception | None = None  # what the watchdog found
+        self.clock: StudentClock | None = None  # the running request's time (the watchdog samples it)
+        self.spent = 0.0  # the student's time the last request was charged
 
     # -- life cycle -----------------------------------------------------------
     def start(self) -> None:
@@ -122,13 +126,16 @@ class Worker(Watchdog):
         except psutil.Error:
             return False
 
-    def request(self, message: dict, deadline: float) -> dict:
-        """Send one request and wait for its answer until ``deadline`` (time.monotonic)."""
+    def request(self, message: dict, limit: TimeLimit) -> dict:
+        """Send one request and wait for its answer, for at most ``limit.seconds`` of the student's
+        time (:mod:`.clock`) and never past ``limit.wall``; ``spent`` is then what it was charged."""
+        self.spent = 0.0
         if not self.alive() or self.channel is None:
             raise WorkerDied("the worker is not running")
+        self.clock = StudentClock(limit.seconds)
         try:
-            request_id = self.channel.send(message, deadline, self._watch)
-            return self.channel.receive(request_id, deadline, self._watch)
+            request_id = self.channel.send(message, limit.wall, self._watch)
+            return self.channel.receive(request_id, limit.wall, self._watch)
         except ChannelTimeout:
             self.kill()
             raise WorkerTimeout() from None
@@ -142,6 +149,9 @@ class Worker(Watchdog):
         except ChannelClosed:
             self.kill()
             raise WorkerDied("the process stopped while answering (sys.exit, os._exit or a crash in your code?)") from None
+        finally:
+            self.spent = min(self.clock.finish(time.monotonic()), limit.seconds)
+            self.clock = None
 
     def kill(self) -> None:
         """Kill the worker and everything it started, until nothing is left; safe to call twice."""
