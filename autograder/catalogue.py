@@ -1,6 +1,7 @@
 """The catalogue of an assignment: classic mistakes, correct variants, and independent code.
 
-Each entry is one file in ``assignments/<a>/{mistakes,variants,corpus}/``. Its docstring's first
+Each entry is one file in ``assignments/<a>/{mistakes,variants,corpus}/`` (a mistake may instead be
+a ``[mistakes.<id>]`` table of ``assignment.toml``: title, explanation, caught_by, patch). Its docstring's first
 line is the title, the rest the explanation a student sees; ``CAUGHT_BY`` lists the tests a
 mistake must lose points in. The code of an entry is the reference solution changed one of two
 ways (read here with ``ast``; nothing is run):
@@ -45,6 +46,7 @@ class CatalogueEntry:
     bug: tuple[str, str] | None = None  # corpus: one injected bug, (text, replacement)
     bug_names: list[str] = field(default_factory=list)  # corpus: the mistakes that bug may be named as
     patch: list[tuple[str, str]] = field(default_factory=list)
+    code: str = ""  # what is appended to the (patched) reference: the entry's file ("" for a table in assignment.toml)
 
 
 def folder_of(assignment: Assignment, kind: str) -> Path:
@@ -86,9 +88,31 @@ def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
                 tuple(bug) if bug else None,
                 list(declared.get("BUG_NAMES", [])),
                 patch,  # type: ignore[arg-type]
+                path.read_text(),
             )
         )
-    return entries
+    tables = _table_entries(assignment, {e.name for e in entries}) if kind == "mistake" else []
+    return sorted(entries + tables, key=lambda e: e.name) if tables else entries
+
+
+def _table_entries(assignment: Assignment, taken: set[str]) -> list[CatalogueEntry]:
+    """The ``[mistakes.<id>]`` tables of ``assignment.toml`` (validated by config.py), as entries."""
+    where = assignment.root / "assignment.toml"
+    clash = sorted(taken & set(assignment.mistake_tables))
+    if clash:
+        raise ConfigError(f"{where}: mistakes {clash} are both files in mistakes/ and tables [mistakes.<id>]: keep one")
+    return [
+        CatalogueEntry(
+            "mistake",
+            name,
+            where,
+            table["title"].strip(),
+            unwrap(table["explanation"]),
+            list(table["caught_by"]),
+            patch=[(old, new) for old, new in table["patch"]],
+        )
+        for name, table in assignment.mistake_tables.items()
+    ]
 
 
 def _code(line: str) -> str:
@@ -131,7 +155,7 @@ def combined_source(assignment: Assignment, entries: list[CatalogueEntry]) -> st
     for entry in entries:
         if entry.patch:
             source = apply_patch(source, entry.patch, f"{entry.path}")
-    return source + "".join(f"\n\n# ---- {e.kind}: {e.name} ----\n" + e.path.read_text() for e in entries)
+    return source + "".join(f"\n\n# ---- {e.kind}: {e.name} ----\n" + e.code for e in entries)
 
 
 def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:

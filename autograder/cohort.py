@@ -10,14 +10,14 @@ pass rates, a mistake's human title, and what changed between two gradings
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .config import Assignment
+from .catalogue import read_catalogue
+from .config import Assignment, ConfigError
 from .flags import ATTENTION_FLAGS, submission_flags
 
 
@@ -28,21 +28,26 @@ def function_of(test_name: str) -> str:
     return parse(test_name)
 
 
-@lru_cache(maxsize=None)
-def _mistake_title_from(path: Path, mtime: float) -> str | None:
-    try:
-        doc = ast.get_docstring(ast.parse(path.read_text()))
-    except (OSError, SyntaxError, ValueError):
-        return None
-    return doc.strip().splitlines()[0].strip() if doc and doc.strip() else None
-
-
 def mistake_title(assignment: Assignment, mistake_id: str) -> str:
-    """A catalogued mistake's human title: the first docstring line of ``mistakes/<id>.py``."""
-    path = assignment.mistakes_dir / f"{mistake_id}.py"
-    if not path.is_file():
-        return mistake_id
-    return _mistake_title_from(path, path.stat().st_mtime) or mistake_id
+    """A catalogued mistake's human title (its docstring's first line, or its table's title)."""
+    return _titles(assignment.root, _catalogue_stamp(assignment)).get(mistake_id, mistake_id)
+
+
+def _catalogue_stamp(assignment: Assignment) -> tuple:
+    """Changes when a mistake file or assignment.toml does (the titles are then read again)."""
+    paths = [assignment.root / "assignment.toml", *sorted(assignment.mistakes_dir.glob("*.py"))]
+    return tuple((str(p), p.stat().st_mtime_ns) for p in paths if p.is_file())
+
+
+@lru_cache(maxsize=16)
+def _titles(root: Path, stamp: tuple) -> dict[str, str]:
+    from .config import load_assignment
+
+    try:
+        assignment = load_assignment(root.name, root.parent.parent)
+        return {e.name: e.title for e in read_catalogue(assignment, "mistake")}
+    except (ConfigError, OSError):
+        return {}
 
 
 # -- the cohort, as the dashboard and the gradebook see it ----------------------------------

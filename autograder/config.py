@@ -44,6 +44,8 @@ class Assignment:
     hidden_summary: str = "categories"
     # [uncaught]: hidden tests no catalogued mistake needs to fail -> why (read by the self-check)
     uncaught: dict[str, str] = field(default_factory=dict)
+    # [mistakes.<id>]: catalogued mistakes written here instead of as files (catalogue.py reads both)
+    mistake_tables: dict[str, dict] = field(default_factory=dict)
 
     @property
     def submit_file(self) -> str:
@@ -116,6 +118,7 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
     for key in uncaught:
         if key not in points:
             raise ConfigError(f"{path}: [uncaught] names {key}, which is not a test in [points]")
+    mistake_tables = _mistake_tables(path, data.get("mistakes", {}), points)
     solution = kit_root / "solutions" / name / f"{module}.py"
     return Assignment(
         name=name,
@@ -131,7 +134,47 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         run_timeout=float(data.get("run_timeout", 420)),
         hidden_summary=hidden_summary,
         uncaught=uncaught,
+        mistake_tables=mistake_tables,
     )
+
+
+MISTAKE_KEYS = {"title": str, "explanation": str, "caught_by": list, "patch": list}
+
+
+def _mistake_tables(path: Path, tables: dict, points: dict[str, float]) -> dict[str, dict]:
+    """``[mistakes.<id>]`` tables, checked: a title, an explanation, the tests that catch it
+    (``caught_by``) and the line edits of the reference (``patch = [[old, new], ...]``)."""
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: [mistakes] must hold one table per mistake, [mistakes.<id>]")
+    checked = {}
+    for mistake, table in tables.items():
+        where = f"{path}: [mistakes.{mistake}]"
+        if not mistake.isidentifier() or not isinstance(table, dict):
+            raise ConfigError(f"{where}: a mistake's id is a Python identifier and its entry a table")
+        unknown = sorted(set(table) - set(MISTAKE_KEYS))
+        missing = sorted(k for k in MISTAKE_KEYS if k not in table)
+        if unknown or missing:
+            raise ConfigError(
+                f"{where}: "
+                + (f"unknown keys {unknown}; " if unknown else "")
+                + (f"missing {missing}; " if missing else "")
+                + "a mistake has title, explanation, caught_by and patch"
+            )
+        for key, kind in MISTAKE_KEYS.items():
+            if not isinstance(table[key], kind):
+                raise ConfigError(f"{where}: {key} must be a {kind.__name__}")
+        patch = table["patch"]
+        if not patch or any(not isinstance(p, list) or len(p) != 2 or not all(isinstance(x, str) for x in p) for p in patch):
+            raise ConfigError(
+                f"{where}: patch must be a list of [old, new] pairs of strings (lines of the reference and what replaces them)"
+            )
+        unknown_tests = [t for t in table["caught_by"] if t not in points]
+        if not table["caught_by"] or unknown_tests:
+            raise ConfigError(
+                f"{where}: caught_by must name tests of [points]" + (f" (not tests: {unknown_tests})" if unknown_tests else "")
+            )
+        checked[mistake] = table
+    return checked
 
 
 def weighted_points(path: Path, function: str, table: dict) -> dict[str, float]:
@@ -139,7 +182,9 @@ def weighted_points(path: Path, function: str, table: dict) -> dict[str, float]:
     quarters (the largest remainders get the leftover quarters, in the order written): no column of
     numbers to re-add when a test is added or removed."""
     if not isinstance(table, dict) or "points" not in table or not isinstance(table.get("weights"), dict):
-        raise ConfigError(f"{path}: [functions.{function}] needs `points = N` and `weights = {{ \"hidden/test_x.py::test_y\" = 2, ... }}`")
+        raise ConfigError(
+            f'{path}: [functions.{function}] needs `points = N` and `weights = {{ "hidden/test_x.py::test_y" = 2, ... }}`'
+        )
     total = float(table["points"])
     weights = {str(k): float(v) for k, v in table["weights"].items()}
     if not weights or any(w <= 0 for w in weights.values()) or total <= 0:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -143,13 +144,20 @@ def run_notebook(folder: Path, name: str, timeout: int = 300) -> nbformat.Notebo
     import logging
     import subprocess
 
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     quiet = logging.getLogger("autograder.notebook")
     quiet.setLevel(logging.WARNING)  # not nbclient's "Executing notebook with kernel" per run
     nb = nbformat.read(folder / f"{name}_lab.ipynb", as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(folder)}}, log=quiet)
-    client.execute(stderr=subprocess.DEVNULL)  # the kernel's own start-up warnings are not the release's findings
+    # The kernel talks over Unix sockets in a folder of its own, not TCP ports: jupyter_client picks
+    # free ports, releases them and the kernel binds them later, so kernels started at the same time
+    # (the release proves two assignments' notebooks at once) can take each other's ports, and one
+    # dies ("Kernel died before replying to kernel_info", jupyter/jupyter_client#487).
+    with tempfile.TemporaryDirectory(prefix="kit-kernel-") as sockets:
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, resources={"metadata": {"path": str(folder)}}, log=quiet)
+        client.execute(stderr=subprocess.DEVNULL)  # the kernel's own start-up warnings are not the release's findings
     return nb
 
 

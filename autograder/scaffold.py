@@ -4,11 +4,11 @@ It writes, from ``templates/new_assignment/``, a complete assignment around one 
 (``scale(x, factor)``, or ``--function NAME``) that passes the release's self-check as it is:
 
 * ``solutions/<name>/<name>.py``, the reference with its solution markers;
-* ``assignments/<name>/assignment.toml`` (points summing to 100, module, time limits),
-  ``handout.md``, ``do_nothing.py``, one public and one hidden test using the kit's fixtures
-  (``student``, ``reference``, ``gen``) and ``autograder.checks``;
-* ``assignments/<name>/mistakes/``: the ten catalogued mistakes the self-check asks for, each a
-  one-line ``PATCH`` of the reference that a hidden case catches and the diagnosis names;
+* ``assignments/<name>/assignment.toml`` (points summing to 100, module, time limits, and the ten
+  catalogued mistakes the self-check asks for as ``[mistakes.<id>]`` tables, each a one-line patch
+  of the reference that a hidden case catches and the diagnosis names), ``handout.md``,
+  ``do_nothing.py``, one public and one hidden test using the kit's fixtures (``student``,
+  ``reference``, ``gen``) and ``autograder.checks``;
 * an ``[[assignment]]`` table appended to ``course.toml`` (dated a week after the last deadline);
 * the toy function's marker registered in the students' ``pytest.ini`` (``templates/student_pytest.ini``,
   the same file in every assignment: ``pytest -m scale``), and ``student_template/`` regenerated, as
@@ -149,11 +149,14 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 
 def _mistake(function: str, test_key: str, mistake: tuple[str, str, str, str]) -> str:
-    _id, title, explanation, line = mistake
+    """One ``[mistakes.<id>]`` table of assignment.toml (JSON strings are valid TOML basic strings)."""
+    mistake_id, title, explanation, line = mistake
     return (
-        f'"""{title.replace("@FUNCTION@", function)}\n\n{explanation}\n"""\n'
-        f"CAUGHT_BY = [{json.dumps(test_key)}]\n"
-        f"PATCH = [({json.dumps(TOY_LINE)}, {json.dumps(line)})]\n"
+        f"\n[mistakes.{mistake_id}]\n"
+        f"title = {json.dumps(title.replace('@FUNCTION@', function))}\n"
+        f"explanation = {json.dumps(explanation)}\n"
+        f"caught_by = [{json.dumps(test_key)}]\n"
+        f"patch = [[{json.dumps(TOY_LINE)}, {json.dumps(line)}]]\n"
     )
 
 
@@ -172,8 +175,11 @@ def assignment_files(name: str, function: str = "scale", title: str | None = Non
     }
     files = {path: _fill(text, values) for path, text in files.items()}
     hidden_key = f"hidden/test_{function}.py::test_matches_reference"
-    for mistake in MISTAKES:
-        files[f"{a}/mistakes/{mistake[0]}.py"] = _mistake(function, hidden_key, mistake)
+    files[f"{a}/assignment.toml"] += (
+        "\n# The classic mistakes the self-check grades and the diagnosis names: each a title, what the student\n"
+        "# reads, the tests that must catch it, and the line edits of the reference that make it\n"
+        "# (patch = [[old line(s), new line(s)], ...]). A long catalogue may live in mistakes/<id>.py files instead.\n"
+    ) + "".join(_mistake(function, hidden_key, mistake) for mistake in MISTAKES)
     return files
 
 
@@ -269,11 +275,10 @@ def scaffold(name: str, function: str = "scale", root: Path = KIT_ROOT, title: s
     a = f"assignments/{name}"
     rows = [
         (f"solutions/{name}/{name}.py", "the reference: # BEGIN/END SOLUTION becomes the student's stub"),
-        (f"{a}/assignment.toml", "points (20 public + 80 hidden = 100), time limits"),
+        (f"{a}/assignment.toml", f"points (20 public + 80 hidden = 100), time limits, {len(MISTAKES)} catalogued mistakes"),
         (f"{a}/handout.md", "the student's README.md"),
         (f"{a}/tests/public/", "one public test, shipped to students"),
         (f"{a}/tests/hidden/", "one hidden test, 4 cases"),
-        (f"{a}/mistakes/", f"{len(MISTAKES)} catalogued mistakes, one-line PATCHes of the reference"),
         (f"{a}/do_nothing.py", "computes nothing; must earn 0"),
         ("course.toml", course_note),
         (PYTEST_INI, f"registers the marker {function} (`pytest -m {function}` in the student's folder)"),

@@ -27,6 +27,11 @@ from autograder import scaffold
 from autograder.config import load_assignment
 from autograder.markers import make_stub
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 # A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
 # four minutes.
 pytestmark = pytest.mark.proof
@@ -59,7 +64,10 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     made = _cli(kit, "new", NAME, "--root", str(kit))
     assert made.returncode == 0, made.stdout + made.stderr
     assert (kit / "solutions" / NAME / f"{NAME}.py").is_file()
-    assert len(list((kit / "assignments" / NAME / "mistakes").glob("*.py"))) == len(scaffold.MISTAKES) >= 10
+    made_files = [p for p in (kit / "assignments" / NAME).rglob("*") if p.is_file()]
+    assert len(made_files) == 5, made_files  # assignment.toml, handout, do_nothing, two tests (+ the reference)
+    tables = tomllib.loads((kit / "assignments" / NAME / "assignment.toml").read_text())["mistakes"]
+    assert len(tables) == len(scaffold.MISTAKES) >= 10  # the catalogue is tables of assignment.toml, not files
     assert (kit / "course.toml").read_text().startswith(course_before)
     assert f'name = "{NAME}"' in (kit / "course.toml").read_text()
     assert (kit / "student_template" / NAME / f"{NAME}.py").is_file()

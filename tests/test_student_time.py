@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from autograder.sandbox.clock import StudentClock, TimeLimit, WALL_ALLOWANCE
+from autograder.sandbox.clock import WALL_ALLOWANCE, StudentClock, TimeLimit
 from autograder.seam import Deadlines, RemoteStudent, StudentCodeError
 
 MODULE = textwrap.dedent(
