@@ -95,6 +95,8 @@ class Diagnoser:
                     obj = obj.double()
                 if call.get("state_dict") is not None:
                     obj.load_state_dict(call["state_dict"])
+                for name, args, kwargs in call.get("steps", ()):  # a recorded object's configuring calls (recipes.py)
+                    getattr(obj, name)(*args, **kwargs)
                 method = call.get("method", "forward")  # None: the constructor is the call
                 out = obj if method is None else getattr(obj, method)(*call.get("args", ()), **call.get("kwargs", {}))
         if "output" in call:

@@ -4,11 +4,10 @@ A hidden test receives a ``student`` fixture and writes ``student.softmax(x)``,
 ``model = student.MultiHeadAttention(8, 2)``, ``model(q, k, v)``,
 ``model.load_state_dict(sd)`` or ``student.gradients(model, q, k, v, wrt=(0,))``.
 
-:class:`RemoteStudent` forwards each of these to the worker process (see
-:mod:`autograder.sandbox`) and gives back plain data, or a
-:class:`RemoteObject` for things that stay in the worker (modules, models).
-:class:`LocalStudent` is the same interface in-process, for the student's own
-machine and for authoring tests; it offers no protection.
+:class:`RemoteStudent` forwards each of these to the worker process (see :mod:`autograder.sandbox`)
+and gives back plain data, or a :class:`RemoteObject` for things that stay in the worker (models;
+:mod:`.recipes` says how to build them again). :class:`LocalStudent` is the same interface
+in-process, for the student's own machine and for authoring tests; it offers no protection.
 
 Failures reach the test as :class:`StudentCodeError` with a message written
 for the student, never as a grader traceback.
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import recipes
 from .banned import describe as describe_banned
 from .checks import Feedback, Outcome, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
@@ -84,12 +84,19 @@ class RemoteObject:
         # and its methods), or "grader helper <name>" for what a grader helper built (``helper``).
         self._target = target
         self._helper = helper
+        # How the grader could build this object again (recipes.py), and whose attribute it is.
+        self._recipe: recipes.Recipe | None = None
+        self._owner: RemoteObject | None = None
+        self._attr = ""
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") or name in ("_recipe", "_owner", "_attr"):  # never asked of the worker
             raise AttributeError(name)
         message = {"op": "getattr", "ref": self._ref_id, "name": name}
-        return self._student._ask(message, f"{self._path}.{name}", self._target, self, helper=self._helper)
+        value = self._student._ask(message, f"{self._path}.{name}", self._target, self, helper=self._helper)
+        if isinstance(value, RemoteObject):
+            value._owner, value._attr = self, name
+        return value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         label = self._path if self._type_name in ("function", "method", "builtin_function_or_method") else f"{self._path}(...)"
@@ -283,7 +290,7 @@ class RemoteStudent:
             return RemoteObject(self, ref_id, type_name, label, generation, target, helper)
 
         try:
-            return wire.decode(answer["ok"], resolve)
+            return recipes.returned(wire.decode(answer["ok"], resolve))  # remembered: not replayable input
         except wire.WireError as exc:  # the worker's own encoder never produces this: its channel was tampered with
             self.stopped.add(target)
             raise StudentCodeError(
@@ -302,17 +309,20 @@ class RemoteStudent:
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         try:
             result = self._ask(message, label, target._target, target, helper=target._helper)
-            if target._path.isidentifier() and not _holds_remote((args, kwargs)):
+            if recipes.holds_remote((args, kwargs)):
+                recipes.handed_over((args, kwargs))  # what the call did to those objects cannot be replayed
+            elif target._path.isidentifier():
                 # a top-level function or class on plain data: a failing check on its result can be replayed
                 if target._type_name == "function":
                     record_call(result, {"fn": target._path, "args": args, "kwargs": kwargs})
-                elif target._type_name == "type":  # a class: its constructor
-                    record_call(result, {"cls": target._path, "init": args, "init_kwargs": kwargs, "method": None})
+                elif target._type_name == "type":  # a class: its constructor, and the recipe of what it built
+                    recipes.built(result, target._path, args, kwargs, replayable=not target._helper)
+            else:  # an object's method, or the object itself: replayable on a fresh object if it has a recipe
+                recipes.called(target, args, kwargs, result)
             return result
         except StudentCodeError as exc:
-            # A top-level function called on plain data can be repeated on the grader's side
-            # through each catalogued mistake (see diagnosis.py); a model's method cannot.
-            if exc.call is None and target._path.isidentifier() and not _holds_remote((args, kwargs)):
+            # A top-level function called on plain data is replayed through each mistake (diagnosis.py).
+            if exc.call is None and target._path.isidentifier() and not recipes.holds_remote((args, kwargs)):
                 if target._type_name == "function":
                     exc.call = {"fn": target._path, "args": args, "kwargs": kwargs}
                 elif target._type_name == "type":  # a class: its constructor
@@ -387,13 +397,3 @@ def load_module(name: str, path: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _holds_remote(value: Any) -> bool:
-    if isinstance(value, RemoteObject):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_remote(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_remote(v) for v in value.values())
-    return False

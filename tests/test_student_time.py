@@ -19,6 +19,9 @@ import pytest
 from autograder.sandbox.clock import WALL_ALLOWANCE, StudentClock, TimeLimit
 from autograder.seam import Deadlines, RemoteStudent, StudentCodeError
 
+# A proof of the sandbox (it loads both cores with busy processes for seconds): `make proofs` (CI).
+pytestmark = pytest.mark.proof
+
 MODULE = textwrap.dedent(
     """
     import os, time

@@ -113,21 +113,6 @@ def student_mha(student, d: int, h: int, bias: bool, sd: dict, double: bool = Tr
     return m
 
 
-def mha_call(d: int, h: int, bias: bool, sd: dict, args: tuple, mask=None, output: int = 0, double: bool = True) -> dict:
-    """The ``call=`` description of a forward call, for mistake diagnosis."""
-    return {
-        "cls": "MultiHeadAttention",
-        "init": (d, h),
-        "init_kwargs": {"bias": bias},
-        "state_dict": sd,
-        "double": double,
-        "method": "forward",
-        "args": args,
-        "kwargs": {"mask": mask},
-        "output": output,
-    }
-
-
 def case(B: int, h: int, d: int, n_q: int, n_k: int) -> str:
     return f"B={B}, h={h}, d_model={d}, n_q={n_q}, n_k={n_k}"
 

@@ -6,7 +6,6 @@ from support_multihead import (
     MASK_SHAPES,
     case,
     max_score,
-    mha_call,
     random_mask,
     random_torch_mha,
     state_dict_of,
@@ -43,10 +42,8 @@ def _compare(student, d, h, bias, B, n_q, n_k, mask_shape, gen, what_mask):
     where = f"MultiHeadAttention({d}, {h}, bias={bias}) in float64, {case(B, h, d, n_q, n_k)}, {what_mask}"
     expect_shape(w, (B, h, n_q, n_k), f"{where}: weights (one attention pattern per head)")
     # 1e-10: both sides compute the same float64 formula; only the order of additions differs
-    expect_close(out, want_out, f"{where}: output", atol=1e-10, hint=HINT_OUT,
-                 call=mha_call(d, h, bias, sd, (q, k, v), mask, output=0))
-    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-10, hint=HINT_WEIGHTS,
-                 call=mha_call(d, h, bias, sd, (q, k, v), mask, output=1))
+    expect_close(out, want_out, f"{where}: output", atol=1e-10, hint=HINT_OUT)
+    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-10, hint=HINT_WEIGHTS)
 
 
 CASES = [(h, bias, n_q, n_k) for h in (1, 2, 4, 8) for bias, n_q, n_k in ((True, 5, 7), (False, 6, 6))]
@@ -91,10 +88,8 @@ def test_float32(student, gen, scale):
     # random cases, stays below 1.3e-7·(1+S)·max(1,|out|) for outputs and 9e-8·(1+S) for weights
     # (S = largest |score|), so these bounds leave a margin of about 12x
     scale_out = (1 + S) * max(1.0, float(want_out.abs().max()))
-    expect_close(out, want_out, f"{where}: output", atol=2e-6 * scale_out, hint=HINT_OUT,
-                 call=mha_call(d, h, True, sd32, (q, k, v), mask, output=0, double=False))
-    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-6 * (1 + S), hint=HINT_WEIGHTS,
-                 call=mha_call(d, h, True, sd32, (q, k, v), mask, output=1, double=False))
+    expect_close(out, want_out, f"{where}: output", atol=2e-6 * scale_out, hint=HINT_OUT)
+    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-6 * (1 + S), hint=HINT_WEIGHTS)
 
 
 @pytest.mark.parametrize("bias", [True, False], ids=["bias=True", "bias=False"])
@@ -123,10 +118,8 @@ def test_fully_blocked_rows(student, reference, gen, bias):
         "-1e9 gives instead of -inf); zero weights give zero head outputs, and out_proj maps zeros to its bias. "
     )
     # 1e-10: the same float64 formula on both sides (query 2's row is exact: zeros, then the bias)
-    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-10, hint=blocked_hint + HINT_WEIGHTS,
-                 call=mha_call(d, h, bias, sd, (q, k, v), mask, output=1))
-    expect_close(out, want_out, f"{where}: output", atol=1e-10, hint=blocked_hint + HINT_OUT,
-                 call=mha_call(d, h, bias, sd, (q, k, v), mask, output=0))
+    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-10, hint=blocked_hint + HINT_WEIGHTS)
+    expect_close(out, want_out, f"{where}: output", atol=1e-10, hint=blocked_hint + HINT_OUT)
 
     # 2) a (B, h, n_q, n_k) mask that blocks query 1 of batch 0 in head 3 only: that head adds nothing there
     mask4 = random_mask((B, h, n_q, n_k), gen)
@@ -138,8 +131,6 @@ def test_fully_blocked_rows(student, reference, gen, bias):
     ref.load_state_dict(sd, strict=True)
     with torch.no_grad():
         want_out, want_w = ref(q, k, v, mask=mask4)
-    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-10, hint=HINT_WEIGHTS,
-                 call=mha_call(d, h, bias, sd, (q, k, v), mask4, output=1))
+    expect_close(w, want_w, f"{where}: per-head weights", atol=1e-10, hint=HINT_WEIGHTS)
     expect_close(out, want_out, f"{where}: output", atol=1e-10,
-                 hint="The blocked head contributes zeros to the concatenation; the other heads work as usual.",
-                 call=mha_call(d, h, bias, sd, (q, k, v), mask4, output=0))
+                 hint="The blocked head contributes zeros to the concatenation; the other heads work as usual.")

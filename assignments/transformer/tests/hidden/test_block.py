@@ -41,6 +41,5 @@ def test_block_matches_torch(student, gen, case):
         hint="The block is pre-norm: x = x + attn(norm1(x)), then x = x + linear2(relu(linear1(norm2(x)))). "
         "Normalising after the residual sum (post-norm, the original 2017 ordering), forgetting the ReLU, "
         "or passing the mask the wrong way round (True means blocked) each give different numbers.",
-        call={"cls": "TransformerBlock", "init": (d, h, ff), "init_kwargs": {}, "state_dict": sd, "double": True,
-              "method": "forward", "args": (x,), "kwargs": {"mask": mask}},
+        # no call=: the block's recipe (built, double(), load_state_dict(sd)) is recorded by the seam
     )
