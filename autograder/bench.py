@@ -294,5 +294,5 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_readme:
         from .release import write_readme_block
 
-        write_readme_block("bench", text)
+        write_readme_block("bench", text, by="make bench")
     return 0
