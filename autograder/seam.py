@@ -27,7 +27,7 @@ from .banned import describe as describe_banned
 from .checks import Feedback, Outcome, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from .sandbox.clock import TimeLimit
-from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _worker_failure
+from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
 from .worker import ops, wire
 
 
@@ -249,9 +249,7 @@ class RemoteStudent:
         except WorkerTimeout:
             if not helper:
                 self.stopped.add(target)
-            raise StudentCodeError(
-                f"{label} did not finish within the time limit (an infinite loop, or far too slow?)", kind="timeout"
-            ) from None
+            raise StudentCodeError(_timeout_message(label, self._deadlines.request), kind="timeout") from None
         except WorkerProtocol as exc:
             self.stopped.add(target)
             raise StudentCodeError(

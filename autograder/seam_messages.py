@@ -6,6 +6,8 @@ channel) into a sentence the student can act on and one of ``checks.KINDS``. Use
 
 from __future__ import annotations
 
+import math
+
 from .sandbox import Limits, WorkerMemory, WorkerProtocol, WorkerTimeout
 
 ALLOWED_IMPORTS = "the standard library, torch, numpy and einops"
@@ -50,6 +52,12 @@ def _raised_kind(error: dict) -> str:
     if name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
         return "exit"
     return "raised"
+
+
+def _timeout_message(label: str, seconds: float) -> str:
+    """A call that ran out of time: with the limit, counted as the student's own running time."""
+    limit = f" ({seconds:g} s of its own running time per test)" if math.isfinite(seconds) else ""
+    return f"{label} did not finish within the time limit{limit}: an infinite loop, or far too slow?"
 
 
 def _worker_failure(exc: Exception, limits: Limits) -> str:
