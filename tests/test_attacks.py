@@ -364,7 +364,28 @@ def _zip_directory(folder: Path, kit: Path) -> None:
     (folder / "upload.zip").write_bytes(_zip({"inner.zip": inner, "attention.py": STUB.encode()}))
 
 
+def _clock_dodge(folder: Path, kit: Path) -> None:
+    """Against the student-time clock (sandbox/clock.py): look runnable while charged little. causal_mask
+    sleeps and spins in turn (sampled runnable, its CPU is half the wall) while busy children in sessions of
+    their own load the machine (a load the clock must charge to the student, not excuse)."""
+    dodge = """
+import os, sys, time
+def causal_mask(n):
+    for _ in range(3):  # small busy interpreters (a forked copy of torch would be stopped for its memory)
+        os.posix_spawn(sys.executable, [sys.executable, "-c",
+                       "import ctypes; ctypes.CDLL(None).prctl(15, b'@TAG@', 0, 0, 0); any(iter(int, 1))"],
+                       dict(os.environ), setsid=True)
+    while True:
+        end = time.monotonic() + 0.04
+        while time.monotonic() < end:
+            pass
+        time.sleep(0.04)
+"""
+    (folder / "attention.py").write_text(REFERENCE + dodge)
+
+
 ATTACKS = {
+    "clock_dodge": (_clock_dodge, None),  # the honest part: everything but causal_mask
     "links": (_links, 0),
     "secrets": (_secrets, 0),
     "forged_banned": (_forged_banned, None),  # the honest part: everything but softmax and what uses it
@@ -482,6 +503,9 @@ def check_partial(name: str, document: dict) -> None:
         assert any("time limit" in t["output"] for t in document["tests"])
     if name == "cpu_hogs":
         assert document["score"] <= 100
+    if name == "clock_dodge":  # stopped by the time limit like any hang, within the grading budget
+        assert lost(document) <= {"causal_mask", "padding_mask"} and "causal_mask" in lost(document)
+        assert any("time limit" in t["output"] for t in document["tests"] if t["name"].startswith("causal_mask"))
     if name == "shm_hold":  # stopped by the watchdog, or refused by the private tmpfs and IPC limits
         why = [t["output"][:300] for t in document["tests"] if t["score"] < t["max_score"]][:4]
         assert lost(document) <= {"causal_mask", "padding_mask"} and "causal_mask" in lost(document), why
@@ -570,7 +594,7 @@ def test_attacks_through_grade_all(tmp_path):
     shutil.rmtree(export, ignore_errors=True)
 
 
-WITHOUT_NAMESPACES = ("shm_hold", "disk_fill", "answer_bomb", "malformed_load", "fork_hop", "cross_holder", "cross_reader")
+WITHOUT_NAMESPACES = ("clock_dodge", "shm_hold", "disk_fill", "answer_bomb", "malformed_load", "fork_hop", "cross_holder", "cross_reader")
 
 
 def test_attacks_through_grade_all_without_namespaces(tmp_path):
