@@ -62,10 +62,3 @@ class StudentClock:
 
     def expired(self) -> bool:
         return self.used >= self.limit
-
-    def finish(self, now: float) -> float:
-        """The time charged, once the answer is in: the part since the last sample at the wall's rate
-        (at most one watchdog interval, 0.1 s)."""
-        self.used += max(0.0, now - self._wall)
-        self._wall = now
-        return self.used

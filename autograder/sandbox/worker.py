@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -89,7 +88,6 @@ class Worker(Watchdog):
         self._last_held = 0.0
         self.failure: Exception | None = None  # what the watchdog found
         self.clock: StudentClock | None = None  # the running request's time (the watchdog samples it)
-        self.spent = 0.0  # the student's time the last request was charged
 
     # -- life cycle -----------------------------------------------------------
     def start(self) -> None:
@@ -128,8 +126,7 @@ class Worker(Watchdog):
 
     def request(self, message: dict, limit: TimeLimit) -> dict:
         """Send one request and wait for its answer, for at most ``limit.seconds`` of the student's
-        time (:mod:`.clock`) and never past ``limit.wall``; ``spent`` is then what it was charged."""
-        self.spent = 0.0
+        time (:mod:`.clock`) and never past ``limit.wall``."""
         if not self.alive() or self.channel is None:
             raise WorkerDied("the worker is not running")
         self.clock = StudentClock(limit.seconds)
@@ -150,7 +147,6 @@ class Worker(Watchdog):
             self.kill()
             raise WorkerDied("the process stopped while answering (sys.exit, os._exit or a crash in your code?)") from None
         finally:
-            self.spent = min(self.clock.finish(time.monotonic()), limit.seconds)
             self.clock = None
 
     def kill(self) -> None:
