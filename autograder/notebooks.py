@@ -144,7 +144,7 @@ def run_notebook(folder: Path, name: str, timeout: int = 300) -> nbformat.Notebo
     import logging
     import subprocess
 
-    from jupyter_client.manager import KernelManager
+    from jupyter_client import AsyncKernelManager
     from nbclient import NotebookClient
 
     quiet = logging.getLogger("autograder.notebook")
@@ -154,9 +154,21 @@ def run_notebook(folder: Path, name: str, timeout: int = 300) -> nbformat.Notebo
     # free ports, releases them and the kernel binds them later, so kernels started at the same time
     # (the release proves two assignments' notebooks at once) can take each other's ports, and one
     # dies ("Kernel died before replying to kernel_info", jupyter/jupyter_client#487).
+    # The client creates (and so shuts down, with its channels) a kernel manager of this class.
     with tempfile.TemporaryDirectory(prefix="kit-kernel-") as sockets:
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-        client = NotebookClient(nb, km=km, timeout=timeout, resources={"metadata": {"path": str(folder)}}, log=quiet)
+
+        class OwnSockets(AsyncKernelManager):
+            def __init__(self, **kwargs):
+                super().__init__(transport="ipc", ip=str(Path(sockets) / "kernel"), **kwargs)
+
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            kernel_manager_class=OwnSockets,
+            resources={"metadata": {"path": str(folder)}},
+            log=quiet,
+        )
         client.execute(stderr=subprocess.DEVNULL)  # the kernel's own start-up warnings are not the release's findings
     return nb
 

@@ -33,3 +33,28 @@ def test_otter_check_from_the_student_folder(tmp_path):
         [str(Path(sys.executable).parent / "otter"), "check", "attention.py"], cwd=folder, capture_output=True, text=True
     )
     assert proc.returncode == 0 and "passed" in proc.stdout.lower(), proc.stdout + proc.stderr
+
+
+def test_notebooks_run_at_once_over_sockets_and_leave_no_kernel(tmp_path):
+    """The release proves two assignments' notebooks at once: kernels over Unix sockets cannot take each
+    other's ports (jupyter_client's port race killed one in a release), and each is shut down after its run."""
+    import threading
+
+    import psutil
+
+    from autograder.notebooks import notebook_problem, run_notebook
+
+    folder = _student_folder("attention", tmp_path, solution=False)
+    problems: list[str] = []
+
+    def run() -> None:
+        problems.append(notebook_problem(run_notebook(folder, "attention"), solution=False))
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert problems == ["", "", ""], problems
+    kernels = [p for p in psutil.Process().children(recursive=True) if "ipykernel" in " ".join(p.cmdline())]
+    assert not kernels, f"kernels left running: {kernels}"
