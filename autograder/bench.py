@@ -124,8 +124,8 @@ def _baseline(assignment) -> float:
     code = (
         "import sys, pytest; sys.path.insert(0, %r); "
         "from autograder.config import load_assignment; from autograder.grade import pytest_args; "
-        "from autograder.scoring import ScoringPlugin; from autograder.seam import LocalStudent; "
-        "a = load_assignment(%r); s = LocalStudent(a.module, a.solution, a.helpers); "
+        "from autograder.scoring import ScoringPlugin; from autograder.local import local_student; "
+        "a = load_assignment(%r); s = local_student(a.module, a.solution, a.helpers); "
         "sys.path.insert(0, str(a.tests_dir)); "
         "pytest.main(pytest_args(a), plugins=[ScoringPlugin(a, s, float('inf'))])"
     ) % (str(KIT_ROOT), assignment.name)

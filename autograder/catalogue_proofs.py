@@ -135,7 +135,8 @@ def mistakes_named(evidence: Evidence, report: Report) -> None:
             + (
                 ""
                 if diagnosed
-                else " (it is not: check a value a top-level call returned, or give the test a `call=` the diagnoser can replay; see assignments/README.md)"
+                else " (it is not: the check it fails needs a value to compare, `got=` on expect_true, and the test must draw its"
+                " inputs from `gen`/`seed` so that running it again on the mistake sees the same ones; see assignments/README.md)"
             ),
         )
 

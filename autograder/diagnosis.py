@@ -1,9 +1,10 @@
 """Mistake-aware feedback: name the classic mistake a wrong result matches.
 
-When a check fails on a call it describes (``Feedback.call``), the grader
-re-runs that call, on the grader side and on the same inputs, through each
-catalogued wrong solution (``assignments/<a>/mistakes/``: the reference with
-the mistake appended, trusted code). If what the student's code did matches
+When a check fails, the grader repeats what produced the checked value, on the
+grader side and on the same inputs, through each catalogued wrong solution (the
+reference with the mistake's edits, trusted code): the call the seam recorded as
+producing it (``Feedback.call``), or else the failed test itself, run again with
+``student`` bound to the mistake and looked at the same check (``test_replay.py``). If what the student's code did matches
 what a mistake does, and the reference does otherwise, that mistake is a candidate;
 it is named, with the lecture's reason, only when it is consistent with everything
 the submission did across all its tests (:meth:`Diagnoser.consistent`, applied by
@@ -32,6 +33,7 @@ from .banned import scan_source
 from .catalogue import CatalogueEntry, changed_names, read_catalogue, submission_source
 from .checks import RETURNED, Outcome, to_tensor
 from .config import Assignment
+from .test_replay import PASSED, TestReplay, load_helpers
 from .worker import guards
 
 MATCH_ATOL = 1e-5
@@ -43,6 +45,9 @@ REPLAYS_PER_SUBMISSION = {"call": 1500, "replay": 80}
 # machine so slow that it is reached may name fewer mistakes, never other ones.
 SAFETY_SECONDS = 60.0
 log = logging.getLogger("autograder.diagnosis")
+# A failure replayed by running its test again: a wrong value, or the student's code raising. Not a
+# function left unwritten, a timeout or a crash, which no catalogued mistake does.
+TEST_REPLAY_KINDS = ("wrong", "raised")
 NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
 
 
@@ -64,6 +69,7 @@ class Diagnoser:
         self.ruled_out: set[str] = set()
         self._by_name = {e.name: e for e in self.entries}
         self._scans: dict[str, dict] = {}
+        self._helpers: Any = None  # worker_helpers.py on this side, for test replays (loaded on first use)
 
     def _changed(self, entry: CatalogueEntry) -> set[str]:
         """The functions ``entry`` changes; computed only when a failed check is diagnosed (a
@@ -83,6 +89,10 @@ class Diagnoser:
 
     def _run(self, module: types.ModuleType, call: Any, seed: int = 0) -> Any:
         torch.manual_seed(seed)
+        if isinstance(call, TestReplay):  # the failed test itself, run on this implementation
+            if self._helpers is None:
+                self._helpers = load_helpers(self.assignment.helpers) or False
+            return call.observe(module, self._helpers or None)
         if callable(call):  # a test's own replay: builds its inputs, returns the checked value
             return call(module)
         call = copy.deepcopy(call)  # a mistake that writes into its inputs must not touch the test's data
@@ -119,6 +129,12 @@ class Diagnoser:
         static = self._static_banned(entry, call)
         if static:
             return Outcome.banned(static)
+        if isinstance(call, TestReplay):  # the test's own code may call what the student's may not: no wrappers
+            module = self._module(entry)
+            try:
+                return self._run(module, call, seed)
+            except Exception as exc:  # noqa: BLE001 - a raise is an observation too
+                return Outcome.raised(type(exc).__name__, str(exc))
         with guards.active(list(self.assignment.banned)):
             module = self._module(entry)  # loaded under the wrappers, like a submission in the worker
             try:
@@ -218,35 +234,50 @@ class Diagnoser:
         entries = [self._by_name[n] for n in names[:2]]
         return "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries)
 
-    def __call__(self, exc: BaseException, test_key: str = "") -> tuple[list[str], str]:
-        """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose."""
+    def __call__(self, exc: BaseException, test_key: str = "", item: Any = None) -> tuple[list[str], str]:
+        """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose.
+
+        ``item`` is the failed pytest item: a failure no recorded call explains is replayed by running
+        that test again on each mistake (``test_replay.py``)."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
         if call is None and isinstance(got, Outcome) and got.kind == "banned" and self.entries:
             return self._banned_without_call(got)
-        if not (isinstance(call, dict) or callable(call)) or got is None or not self.entries:
+        if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
+            call = TestReplay.of(item, exc, self.assignment.module)
+        if not (isinstance(call, (dict, TestReplay)) or callable(call)) or got is None or not self.entries:
             return [], ""
-        kind = "replay" if callable(call) else "call"
-        if self.replays[kind] + len(self.entries) + 1 > REPLAYS_PER_SUBMISSION[kind] or self.spent > SAFETY_SECONDS:
+        if isinstance(call, TestReplay):
+            # A whole test run per mistake: only the mistakes declared to fail this test (a mistake that does not
+            # fail it passes it again and can neither match nor be ruled out here); the reference passes every
+            # test (the self-check proves it), so it is not run.
+            candidates, cost = [e for e in self.entries if test_key in e.caught_by], 0
+        else:
+            candidates, cost = self.entries, 1  # the reference too
+        if not candidates:
+            return [], ""
+        kind = "call" if isinstance(call, dict) else "replay"
+        cost += len(candidates)
+        if self.replays[kind] + cost > REPLAYS_PER_SUBMISSION[kind] or self.spent > SAFETY_SECONDS:
             if self.spent > SAFETY_SECONDS:
                 log.warning("diagnosis stopped by its safety net after %.0f s of CPU", self.spent)
             return [], ""
-        self.replays[kind] += len(self.entries) + 1  # the reference and every mistake, counted before running
+        self.replays[kind] += cost  # counted before running
         started = time.process_time()
         try:
-            return self._diagnose(call, got, test_key)
+            return self._diagnose(call, got, test_key, candidates)
         finally:
             self.spent += time.process_time() - started
 
-    def _diagnose(self, call: Any, got: Any, test_key: str) -> tuple[list[str], str]:
+    def _diagnose(self, call: Any, got: Any, test_key: str, candidates: list[CatalogueEntry]) -> tuple[list[str], str]:
         target = (call.get("fn") or call.get("cls")) if isinstance(call, dict) else None
         try:
-            expected = self._observe(None, call)
+            expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
         except Exception:  # noqa: BLE001 - the call cannot be replayed: say nothing
             return [], ""
         # Mistakes declared to fail this test first, then those that redefine the graded
         # function, then the rest (a wrong softmax also makes attention wrong).
-        ordered = sorted(self.entries, key=lambda e: (test_key not in e.caught_by, target not in self._changed(e)))
+        ordered = sorted(candidates, key=lambda e: (test_key not in e.caught_by, target not in self._changed(e)))
         matches = []
         for entry in ordered:
             try:

@@ -277,13 +277,13 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
 def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict[int, list[str]]:
     """Run the suites against the reference in this process (no worker: it is our own code)
     under each seed; return the failing tests per seed. The flake check behind `make test`."""
-    from .seam import LocalStudent
+    from .local import local_student
 
     failures: dict[int, list[str]] = {}
     sys.path.insert(0, str(assignment.tests_dir))
     try:
         for seed in seeds:
-            student = LocalStudent(assignment.module, assignment.solution, assignment.helpers)
+            student = local_student(assignment.module, assignment.solution, assignment.helpers)
             plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"), seed_base=seed)
             forget_test_modules(assignment)
             pytest.main(pytest_args(assignment), plugins=[plugin])

@@ -136,7 +136,7 @@ class ScoringPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         now = time.monotonic()
-        captures = hasattr(type(self.student), "output_mark")  # LocalStudent (in-process) captures nothing
+        captures = hasattr(type(self.student), "output_mark")  # an in-process student (local.py) captures nothing
         self._marks[item.nodeid] = self.student.output_mark() if captures else None
         if now >= self.run_deadline:
             raise Feedback("not run: grading reached the time limit for the whole submission before this test", kind="not-run")
@@ -157,7 +157,7 @@ class ScoringPlugin:
             result.output = self._failure_text(call.excinfo)
             if self.diagnoser is not None and call.excinfo is not None:
                 try:
-                    result.diagnoses, text = self.diagnoser(call.excinfo.value, result.key)
+                    result.diagnoses, text = self.diagnoser(call.excinfo.value, result.key, item)
                 except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
                     log.error("diagnosis failed for %s:\n%s", result.key, traceback.format_exc())
                     text = ""

@@ -6,8 +6,8 @@ A hidden test receives a ``student`` fixture and writes ``student.softmax(x)``,
 
 :class:`RemoteStudent` forwards each of these to the worker process (see :mod:`autograder.sandbox`)
 and gives back plain data, or a :class:`RemoteObject` for things that stay in the worker (models;
-:mod:`.recipes` says how to build them again). :class:`LocalStudent` is the same interface
-in-process, for the student's own machine and for authoring tests; it offers no protection.
+:mod:`.recipes` says how to build them again). :func:`autograder.local.local_student` is the same
+interface in-process, for the reference and the diagnosis's replays; it offers no protection.
 
 Failures reach the test as :class:`StudentCodeError` with a message written
 for the student, never as a grader traceback.
@@ -16,7 +16,6 @@ for the student, never as a grader traceback.
 from __future__ import annotations
 
 import importlib.util
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +23,11 @@ from typing import Any, Iterator
 
 from . import recipes
 from .banned import describe as describe_banned
-from .checks import Feedback, Outcome, record_call
+from .checks import Feedback, Outcome, checkpoint, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from .sandbox.clock import TimeLimit
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
-from .worker import ops, wire
+from .worker import wire
 
 
 class StudentCodeError(Feedback):
@@ -304,6 +303,7 @@ class RemoteStudent:
         return self.static_banned.get(via._target, {})
 
     def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
+        checkpoint()  # each call into the student's code is a numbered step of the test, like a check (test_replay.py)
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         try:
             result = self._ask(message, label, target._target, target, helper=target._helper)
@@ -337,6 +337,7 @@ class RemoteStudent:
 
     def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
         """Run ``target(*args, **kwargs)`` in the worker and return gradients (see ``ops.gradients``)."""
+        checkpoint()
         if isinstance(target, str):
             target = getattr(self, target)
         options = {"wrt": list(wrt), "grad_outputs": grad_outputs, "params": params}
@@ -352,41 +353,9 @@ class RemoteStudent:
 
     def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Build one of the assignment's non-secret worker helpers (e.g. a probe model) in the worker."""
+        checkpoint()
         message = {"op": "helper", "name": name, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         return self._ask(message, f"grader helper {name}", f"grader helper {name}", helper=True)
-
-
-class LocalStudent:
-    """The same interface as :class:`RemoteStudent`, in this process (no protection)."""
-
-    def __init__(self, module_name: str, student_file: Path, helpers_file: Path | None = None) -> None:
-        self.module = load_module(module_name, student_file)
-        sys.modules[module_name] = self.module  # as in the worker: helpers may `import <module>`
-        self.helpers = load_module("_kit_helpers", helpers_file) if helpers_file else None
-
-    @contextmanager
-    def deadlines(self, deadlines: Deadlines) -> Iterator[None]:
-        """Accepted for the same interface; nothing in this process is timed."""
-        yield
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return getattr(self.module, name)
-        except AttributeError:
-            raise StudentCodeError(f"{self.module.__name__}.py has no `{name}`", kind="missing") from None
-
-    def gradients(self, target: Any, *args: Any, wrt=(0,), grad_outputs=None, params: bool = False, **kwargs: Any) -> dict:
-        if isinstance(target, str):
-            target = getattr(self.module, target)
-        return ops.gradients(target, args, kwargs, wrt=wrt, grad_outputs=grad_outputs, params=params)
-
-    def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self.helpers, name)(*args, **kwargs)
-
-    def close(self) -> None:
-        pass
 
 
 def load_module(name: str, path: Path) -> Any:

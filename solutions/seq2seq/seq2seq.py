@@ -167,25 +167,3 @@ def train_copy(
     return losses
     # END SOLUTION
 
-
-# BEGIN HIDDEN
-# Grader-side replay hooks for mistake diagnosis (not in the stub). A failed
-# check describes the student's call so the grader can replay it through each
-# catalogued mistake; these two rebuild what cannot be passed as plain
-# arguments (a fresh generator, a fresh model) and then call this module's
-# copy_batch / train_copy, i.e. the mistake's version when one is appended.
-def _nth_copy_batch(seed: int, batch_size: int, length: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The n-th (from 0) batch of ``copy_batch`` from one generator seeded by ``seed``."""
-    generator = torch.Generator().manual_seed(seed)
-    for _ in range(n + 1):
-        batch = copy_batch(batch_size, length, generator)
-    return batch
-
-
-def _train_fresh(make_model, state_dict: dict, length: int, steps: int, batch_size: int, lr: float, seed: int) -> list[float]:
-    """``train_copy`` on a fresh float64 model holding ``state_dict`` (``make_model=None``: AttnSeq2Seq)."""
-    model = (make_model or AttnSeq2Seq)().double()
-    model.load_state_dict(state_dict)
-    with torch.enable_grad():  # the diagnoser replays calls under no_grad
-        return train_copy(model, length, steps=steps, batch_size=batch_size, lr=lr, seed=seed)
-# END HIDDEN

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.checks import Feedback
+from autograder.checks import Feedback, checkpoint
 
 _HELPERS_FILE = Path(__file__).resolve().parents[1] / "worker_helpers.py"
 _helpers = None
@@ -90,15 +90,16 @@ def _where(index: tuple) -> str:
     return f"entry {index[0]}" if index else "the value"
 
 
-def finite(value, what: str, call=None) -> torch.Tensor:
+def finite(value, what: str) -> torch.Tensor:
     """``value`` as a float64 tensor once every entry is a finite number; else a Feedback saying where
     ("row 3, entry 1 is NaN"). Use it before sorting, counting, comparing with > or != or indexing."""
+    checkpoint()
     try:
         t = torch.as_tensor(value).detach()
     except Exception:  # noqa: BLE001 - anything that is not numbers
-        raise Feedback(f"{what}: expected a tensor, got {type(value).__name__}.", call, value) from None
+        raise Feedback(f"{what}: expected a tensor, got {type(value).__name__}.", got=value) from None
     if t.dtype == torch.bool or t.is_complex():
-        raise Feedback(f"{what}: expected a float tensor, got dtype {str(t.dtype).replace('torch.', '')}.", call, value)
+        raise Feedback(f"{what}: expected a float tensor, got dtype {str(t.dtype).replace('torch.', '')}.", got=value)
     t = t.to(torch.float64)
     bad = ~torch.isfinite(t)
     if bad.any():
@@ -108,31 +109,32 @@ def finite(value, what: str, call=None) -> torch.Tensor:
             f"{what}: {_where(index)} is {kind} ({int(bad.sum())} of {t.numel()} entries are not finite numbers), "
             "so nothing else could be checked. NaN comes from 0/0 (a row with nothing kept) or inf - inf (dividing "
             "by a zero temperature, or exp overflowing).",
-            call, value,
+            got=value,
         )
     return t
 
 
-def token_ids(value, what: str, vocab: int, call=None) -> torch.Tensor:
+def token_ids(value, what: str, vocab: int) -> torch.Tensor:
     """``value`` as a long tensor once every entry is a whole number in [0, vocab); else a Feedback saying where."""
+    checkpoint()
     try:
         t = torch.as_tensor(value).detach()
     except Exception:  # noqa: BLE001
-        raise Feedback(f"{what}: expected a tensor of token ids, got {type(value).__name__}.", call, value) from None
+        raise Feedback(f"{what}: expected a tensor of token ids, got {type(value).__name__}.", got=value) from None
     if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
         shown = str(t.dtype).replace("torch.", "")
         if t.is_floating_point():
-            f = finite(t, what, call)
+            f = finite(t, what)
             if bool((f != f.round()).any()):
                 raise Feedback(f"{what}: token ids must be whole numbers (dtype long), got {shown} values like "
-                               f"{fmt(f[f != f.round()][:3])}.", call, value)
+                               f"{fmt(f[f != f.round()][:3])}.", got=value)
             t = f.long()
         else:
-            raise Feedback(f"{what}: token ids must be integers (dtype long), got {shown}.", call, value)
+            raise Feedback(f"{what}: token ids must be integers (dtype long), got {shown}.", got=value)
     t = t.long()
     bad = (t < 0) | (t >= vocab)
     if bad.any():
         index = tuple(int(i) for i in bad.nonzero()[0])
         raise Feedback(f"{what}: {_where(index)} is token {int(t[index])}, outside the vocabulary 0 .. {vocab - 1}.",
-                       call, value)
+                       got=value)
     return t

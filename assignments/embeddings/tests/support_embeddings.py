@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from autograder.checks import Feedback, describe, distinct_digits
+from autograder.checks import Feedback, checkpoint, describe, distinct_digits
 
 #: A small vocabulary for random corpora: few words, so sentences repeat words.
 RANDOM_WORDS = ["cat", "dog", "sun", "tea", "map", "ink", "owl"]
@@ -107,20 +107,21 @@ def as_words(x):
     return None
 
 
-def expect_number(got, want: float, what: str, atol: float, hint: str = "", call=None) -> None:
+def expect_number(got, want: float, what: str, atol: float, hint: str = "") -> None:
     """``got`` is one number within ``atol`` of ``want``.
 
     (A scalar check of our own: ``expect_close`` cannot report a failure on 0-d values, see the report.)
     """
+    checkpoint()
     try:
         value = float(np.asarray(got.detach() if hasattr(got, "detach") else got, dtype=np.float64).reshape(()))
     except (TypeError, ValueError):
-        raise Feedback(f"{what}: expected a single number (a Python float), got {describe(got)}.", call, got) from None
+        raise Feedback(f"{what}: expected a single number (a Python float), got {describe(got)}.", got=got) from None
     if not abs(value - want) <= atol:  # also fails on NaN
         shown_want, shown_got = distinct_digits(want, value)
         raise Feedback(f"{what}: expected {shown_want}, got {shown_got} (difference {abs(value - want):.2g}, "
                        f"tolerance {atol:.2g})." + (f" {hint}" if hint else ""),
-                       call, got)
+                       got=got)
 
 
 def cosine_tolerance(a: np.ndarray, b: np.ndarray, want: float) -> float:

@@ -1,12 +1,10 @@
 """causal_mask, KVCache and forward: a cached forward pass equals recomputing the whole prefix."""
 
-import copy
-
 import pytest
 import torch
-from support_decoding import cached_pieces, helpers, params, tokens
+from support_decoding import cached_pieces, params, tokens
 
-from autograder.checks import derived, expect_close, expect_raises, expect_true, replay
+from autograder.checks import derived, expect_close, expect_raises, expect_true
 
 CACHE_HINT = ("A cached step: its first position is t0 = len(cache) (positions[t0:t0+T], not [0:T]); in every layer "
               "the new keys/values go through cache.update ONCE and the queries attend to exactly what it returns; "
@@ -41,14 +39,11 @@ def test_cache_update_appends(student, gen):
     k1, v1, k2, v2 = (torch.randn(2, 3, 4, generator=gen, dtype=torch.float64) for _ in range(4))
     k3, v3 = (torch.randn(2, 2, 4, generator=gen, dtype=torch.float64) for _ in range(2))
     args = (k1, v1, k2, v2, k3, v3)
-    with replay(lambda m: _update_sequence(m.KVCache, *args)[0]):
-        keys, values = _update_sequence(student.KVCache, *args)
+    keys, values = _update_sequence(student.KVCache, *args)
     what = "KVCache(2, 10): update(0, k1 (2, 3, 4)), update(1, k2), then update(0, k3 (2, 2, 4)) returned"
     expect_close(keys, torch.cat([k1, k3], dim=1), f"{what} these keys", atol=0,
-                 call=lambda m: _update_sequence(m.KVCache, *args)[0],
                  hint="Append after the stored positions (torch.cat along dim 1); each layer has its own keys.")
-    expect_close(values, torch.cat([v1, v3], dim=1), f"{what} these values", atol=0,
-                 call=lambda m: _update_sequence(m.KVCache, *args)[1])
+    expect_close(values, torch.cat([v1, v3], dim=1), f"{what} these values", atol=0)
 
 
 def _overflow(module_kvcache, d=3):
@@ -60,12 +55,10 @@ def _overflow(module_kvcache, d=3):
 def test_cache_max_len_raises(student, gen):
     """KVCache: update raises ValueError past max_len (exactly max_len fits); forward too"""
     expect_raises(lambda: _overflow(student.KVCache), (ValueError,),
-                  "KVCache(1, max_len=5): update with 4 positions, then 2 more", call=lambda m: _overflow(m.KVCache))
+                  "KVCache(1, max_len=5): update with 4 positions, then 2 more")
     big = torch.zeros(1, 6, 3)
     expect_raises(lambda: student.KVCache(1, 5).update(0, big, big), (ValueError,),
-                  "KVCache(1, max_len=5).update(0, 6 positions)",
-                  call={"cls": "KVCache", "init": (1, 5), "init_kwargs": {}, "method": "update", "args": (0, big, big),
-                        "kwargs": {}})
+                  "KVCache(1, max_len=5).update(0, 6 positions)")
     prm = params(gen, max_len=8)
     toks = tokens(1, 9, 9, gen)
     expect_raises(lambda: student.forward(prm, toks), (ValueError,), "forward(params with max_len 8, tokens (1, 9))")
@@ -109,12 +102,10 @@ def test_cached_forward_equals_recompute(student, reference, gen, case):
     prm = params(gen)
     toks = tokens(2, sum(chunks), 9, gen)
     want = reference.forward(prm, toks)                                           # (2, T, V) recomputed at once
-    call = lambda m: cached_pieces(m, prm, toks, chunks)  # noqa: E731 - replayed on each catalogued mistake
-    with replay(call):
-        got = cached_pieces(student, prm, toks, chunks)
+    got = cached_pieces(student, prm, toks, chunks)
     expect_close(
         got, want, f"forward(params, chunks of {chunks} tokens, one KVCache) against forward(params, all {sum(chunks)} "
-        "tokens)", atol=1e-10, call=call, hint=CACHE_HINT,  # float64 round-off
+        "tokens)", atol=1e-10, hint=CACHE_HINT,  # float64 round-off
     )
 
 
@@ -138,12 +129,7 @@ def test_cache_never_changes_earlier_entries(student, reference, gen):
     chunks = [3, 1, 1, 2, 1]
     toks = tokens(2, sum(chunks), 9, gen)
     want = _cache_states(reference, prm, toks, chunks)
-
-    def state(i, part, layer):
-        return lambda m: _cache_states(m, prm, toks, chunks)[i][part][layer]
-
-    with replay(lambda m: _cache_states(m, prm, toks, chunks)[-1][0][0]):
-        got = _cache_states(student, prm, toks, chunks)
+    got = _cache_states(student, prm, toks, chunks)
     stored = 0
     for i, size in enumerate(chunks):
         stored += size
@@ -161,7 +147,7 @@ def test_cache_never_changes_earlier_entries(student, reference, gen):
                     f"forward(params, chunks of {chunks} tokens (B=2), one KVCache): after call {i + 1} ({stored} "
                     f"positions fed), cache.{name}[{layer}] (the {name} of those {stored} positions, (2, {stored}, 8), "
                     "as forward computed them)",
-                    atol=1e-10, call=state(i, part, layer),  # float64 round-off
+                    atol=1e-10,  # float64 round-off
                     hint="Each forward call appends its new positions' keys and values after the stored ones in every "
                     "layer (index t0 = len(cache), not 0), exactly once, and never overwrites the past.",
                 )
@@ -189,14 +175,12 @@ def test_forward_reads_the_cache(student, reference, gen, case):
     stored_v = [torch.randn(2, t0, 8, generator=gen, dtype=torch.float64) for _ in range(2)]
     toks = tokens(2, T, 9, gen)
     want = _forward_on_stored(reference, prm, stored_k, stored_v, toks)       # (2, T, 9)
-    call = lambda m: _forward_on_stored(m, prm, stored_k, stored_v, toks)  # noqa: E731
-    with replay(call):
-        got = _forward_on_stored(student, prm, stored_k, stored_v, toks)
+    got = _forward_on_stored(student, prm, stored_k, stored_v, toks)
     expect_close(
         got, want,
         f"KVCache(2, 24) given {t0} positions of random keys and values in each layer with update, then "
         f"forward(params, tokens (2, {T}), cache): the logits",
-        atol=1e-10, call=call,  # float64 round-off
+        atol=1e-10,  # float64 round-off
         hint=f"The new tokens are positions {t0} .. {t0 + T - 1} (t0 = len(cache)); in every layer their keys and "
         "values go through cache.update(layer, k, v) once and the queries attend to exactly the (K, V) it returns "
         f"(the {t0} stored positions, then the new ones), with causal_mask({T}, {t0 + T}). Nothing may be recomputed "
@@ -242,13 +226,8 @@ def test_cache_returns_stay_valid(student, gen):
     """KVCache: the (K, V) an update returned never change afterwards (later updates write elsewhere)"""
     steps = _script(gen)
     want, _ = _expected_script(steps)
-
-    def returned(i, part):
-        return lambda m: helpers().run_cache_script(m, 3, 12, copy.deepcopy(steps))["returned"][i][part]
-
     # The update calls run in the worker, where the returned tensors live: the seam would return copies at once.
-    with replay(returned(0, 0)):
-        got = student.helper("cache_script", 3, 12, steps)["returned"]
+    got = student.helper("cache_script", 3, 12, steps)["returned"]
     expect_true(len(got) == len(want), f"KVCache(3, 12): expected {len(want)} (K, V) pairs from {len(want)} updates, "
                 f"got {len(got)}.")
     for i, (K, V) in enumerate(want):
@@ -257,7 +236,7 @@ def test_cache_returns_stay_valid(student, gen):
                 mine, theirs,
                 f"KVCache(3, max_len=12): {_describe(steps)}. The {'K' if part == 0 else 'V'} returned by update "
                 f"number {i + 1}, looked at after all the updates",
-                atol=0, call=returned(i, part),
+                atol=0,
                 hint="update returns the layer's keys and values so far, and a later update must not change them: "
                 "store new positions in new tensors (torch.cat), or write them into a buffer at positions no returned "
                 "tensor covers. Shifting or overwriting stored entries in place changes what you returned earlier.",
@@ -268,23 +247,20 @@ def test_cache_len_is_layer_zero(student, gen):
     """KVCache: len(cache) is layer 0's number of positions, also while the other layers lag behind"""
     steps = _script(gen)
     want_returns, want_lengths = _expected_script(steps)
-    call = lambda m: helpers().run_cache_script(m, 3, 12, copy.deepcopy(steps))  # noqa: E731
-    with replay(lambda m: call(m)["lengths"]):
-        got = student.helper("cache_script", 3, 12, steps)
+    got = student.helper("cache_script", 3, 12, steps)
     # the lengths pay only together with the right (K, V) from every update in the same run
     for i, pair in enumerate(want_returns):
         for part, want in enumerate(pair):
             expect_close(
                 got["returned_then"][i][part], want,
                 f"KVCache(3, max_len=12): {_describe(steps)}. The {'KV'[part]} returned by update number {i + 1}",
-                atol=0, call=lambda m, i=i, part=part: call(m)["returned_then"][i][part],
+                atol=0,
                 hint="update appends the new positions after that layer's stored ones and returns them all.",
             )
     lengths = got["lengths"]
     expect_close(
         lengths, want_lengths,
         f"KVCache(3, max_len=12): len(cache) after each step of: {_describe(steps)}", atol=0,
-        call=lambda m: call(m)["lengths"],
         hint="len(cache) is the number of positions stored in layer 0 (0 while layer 0 is empty), whatever the other "
         "layers hold: inside a forward step layer 0 is updated first, and len(cache) must already count the new "
         "positions. Read it from layer 0 (not the last layer, the longest, or a counter advanced by other layers).",

@@ -4,14 +4,10 @@ import pytest
 import torch
 from support_decoding import SIGMAS, distinct_logits, finite, fmt, token_ids
 
-from autograder.checks import expect_close, expect_raises, expect_true, replay
+from autograder.checks import expect_close, expect_raises, expect_true
 
 HINT = ("In this order: softmax(logits / temperature); keep the top_k most probable tokens; keep the nucleus (the "
         "most probable tokens until their mass reaches top_p, the crossing token included); renormalise after each.")
-
-
-def _probs_call(logits, **kwargs):
-    return {"fn": "next_token_probs", "args": (logits,), "kwargs": kwargs}
 
 
 def _compare_probs(student, reference, logits, **kwargs):
@@ -80,11 +76,6 @@ def test_top_k_matches_reference(student, reference, gen, k):
     _compare_probs(student, reference, logits, temperature=0.8, top_k=k)
 
 
-def _kept_values(row):
-    row = torch.as_tensor(row).double()
-    return row[row > 0]
-
-
 def test_top_k_ties_keep_exactly_k(student, gen):
     """next_token_probs: top-k keeps exactly k tokens when there are ties at the boundary"""
     # row r: the k-th and (k+1)-th largest logits are equal
@@ -92,16 +83,14 @@ def test_top_k_ties_keep_exactly_k(student, gen):
                            [0.5, 1.5, -1.0, 1.5, 4.0],
                            [1.0, 1.0, 1.0, 1.0, 0.0]], dtype=torch.float64)
     k = 2
-    call = _probs_call(logits, top_k=k)
-    probs = finite(student.next_token_probs(logits, top_k=k), f"next_token_probs(logits (3, 5) with ties, top_k={k})",
-                   call=call)
+    probs = finite(student.next_token_probs(logits, top_k=k), f"next_token_probs(logits (3, 5) with ties, top_k={k})")
     kept = (probs > 0).sum(-1)
     expect_true(
         bool((kept == k).all()),
         f"next_token_probs(logits with ties at the k-th largest, top_k={k}) kept {kept.tolist()} tokens per row; "
         f"exactly {k} should stay. `logits >= kth_largest` keeps every tied token: select k indices instead "
         "(torch.topk, or a sort, and keep the first k).",
-        call=lambda m: (torch.as_tensor(m.next_token_probs(logits, top_k=k)) > 0).sum(-1), got=kept,
+        got=kept,
     )
     for row in range(logits.shape[0]):
         keep = probs[row] > 0
@@ -111,7 +100,7 @@ def test_top_k_ties_keep_exactly_k(student, gen):
         )
         want = torch.softmax(logits[row][keep], -1)
         expect_close(probs[row][keep], want, f"next_token_probs(..., top_k={k}), row {row}: the kept probabilities",
-                     atol=1e-12, call=lambda m, row=row: _kept_values(m.next_token_probs(logits, top_k=k)[row]),
+                     atol=1e-12,
                      hint="Renormalise over the kept tokens.")
 
 
@@ -152,15 +141,10 @@ def test_greedy_first_argmax(student, seed, case):
         "maxima and overflows to NaN for large logits. Filtering with top_k first may keep another of the tied "
         "tokens. Special-case T = 0 with argmax before anything else.",
     )
-
-    def drawn(module):
-        return module.sample_next(logits, generator=torch.Generator().manual_seed(seed), **kwargs)
-
-    with replay(drawn):
-        got = student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs)
+    got = student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs)
     expect_close(
-        token_ids(got, f"sample_next(logits (3, 6), {_args(kwargs)})", 6, call=drawn), first,
-        f"sample_next(logits (3, 6) with {case.split(',')[0]}, {_args(kwargs)}): the tokens", atol=0, call=drawn,
+        token_ids(got, f"sample_next(logits (3, 6), {_args(kwargs)})", 6), first,
+        f"sample_next(logits (3, 6) with {case.split(',')[0]}, {_args(kwargs)}): the tokens", atol=0,
         hint="Temperature 0: return the argmax of each row (the first of tied maxima), without drawing.",
     )
 
@@ -176,10 +160,7 @@ EXACT_THRESHOLD = {
 
 
 def _kept_sorted(probs):
-    """Per row: [number kept, then the probabilities in decreasing order]; all NaN when a value is not finite (a
-    replayed mistake's NaN is never sorted: how a sort orders NaN is not the same on every machine)."""
-    if not bool(torch.isfinite(probs).all()):
-        return torch.full((probs.shape[0], probs.shape[-1] + 1), float("nan"), dtype=torch.float64)
+    """Per row: [number kept, then the probabilities in decreasing order] (of finite values: see finite())."""
     kept = (probs > 0).sum(-1).double()                                        # (rows,)
     return torch.cat([kept[:, None], probs.sort(dim=-1, descending=True).values], dim=-1)
 
@@ -190,14 +171,13 @@ def test_top_p_exact_threshold(student, case):
     V, kwargs, n_kept = EXACT_THRESHOLD[case]
     logits = torch.zeros(2, V, dtype=torch.float64)                            # (2, V) every token equally likely
     what = f"next_token_probs(logits (2, {V}) all equal, {_args(kwargs)})"
-    call = lambda m: _kept_sorted(torch.as_tensor(m.next_token_probs(logits, **kwargs)).double())  # noqa: E731
-    probs = finite(student.next_token_probs(logits, **kwargs), what, call=call)
+    probs = finite(student.next_token_probs(logits, **kwargs), what)
     want = torch.zeros(2, V, dtype=torch.float64)
     want[:, :n_kept] = 1.0 / n_kept
     got = _kept_sorted(probs) if tuple(probs.shape) == (2, V) else probs
     expect_close(
         got, _kept_sorted(want), f"{what}: [number of tokens kept, then the probabilities in decreasing order] per row",
-        atol=1e-12, call=call,  # float64 round-off of 1 / n_kept
+        atol=1e-12,  # float64 round-off of 1 / n_kept
         hint=f"Here the sorted probabilities are exact binary fractions and the mass of the first {n_kept} tokens is "
         f"exactly top_p={kwargs['top_p']}: keep a token when the mass of the tokens BEFORE it is below top_p "
         f"(strictly), so exactly {n_kept} tokens stay, each 1/{n_kept}. `before <= top_p` (or a cumulative mass "
@@ -240,21 +220,15 @@ def test_single_token_exact(student, gen, seed, case):
     logits = distinct_logits(400, 6, gen, spread=3.0)                          # 400 different rows
     want = logits.argmax(-1)                                                    # (400,)
     generator = student.helper("seeded_generator", seed)
-
-    def wrong_rows(module):
-        draws = module.sample_next(logits, generator=torch.Generator().manual_seed(seed), **kwargs)
-        return float((torch.as_tensor(draws) != want).any())
-
-    with replay(wrong_rows):
-        got = token_ids(student.sample_next(logits, generator=generator, **kwargs),
-                        f"sample_next(400 rows of logits (400, 6), {_args(kwargs)})", 6)
+    got = token_ids(student.sample_next(logits, generator=generator, **kwargs),
+                    f"sample_next(400 rows of logits (400, 6), {_args(kwargs)})", 6)
     bad = int((got.reshape(-1)[: want.numel()] != want).sum()) if got.numel() == want.numel() else want.numel()
     expect_true(
         got.shape == want.shape and bad == 0,
         f"sample_next(400 rows of logits, {_args(kwargs)}): {bad} of 400 draws were not the only token left "
         "after filtering (the most probable one). Draw from the FILTERED distribution (next_token_probs), not "
         "from softmax(logits); and keep the token that crosses top_p, even when it is the first one.",
-        call=wrong_rows, got=float(bad > 0),
+        got=float(bad > 0),
     )
 
 
@@ -285,14 +259,8 @@ def test_sample_frequencies(student, reference, gen, seed, case):
     row = distinct_logits(1, 7, gen, spread=4.0)                                # (1, 7)
     logits = row.expand(N_DRAWS, 7).contiguous()                                # the same row 20000 times
     probs = reference.next_token_probs(row, **kwargs)[0]                        # (7,) exact
-
-    def failures(module):
-        draws = module.sample_next(logits, generator=torch.Generator().manual_seed(seed), **kwargs)
-        return _frequency_failures(torch.as_tensor(draws), probs)[0]
-
-    with replay(failures):
-        tokens = token_ids(student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs),
-                           f"sample_next(logits ({N_DRAWS}, 7), {_args(kwargs)})", 7)
+    tokens = token_ids(student.sample_next(logits, generator=student.helper("seeded_generator", seed), **kwargs),
+                       f"sample_next(logits ({N_DRAWS}, 7), {_args(kwargs)})", 7)
     expect_true(
         tokens.numel() == N_DRAWS,
         f"sample_next(logits ({N_DRAWS}, 7), ...): expected one token per row ({N_DRAWS}), got shape {tuple(tokens.shape)}.",
@@ -305,7 +273,7 @@ def test_sample_frequencies(student, reference, gen, seed, case):
         + (" (a dropped token was drawn)" if 2.0 in flags else "")
         + f". Allowed: {SIGMAS:g} standard deviations sqrt(p(1-p)/N) per token, and exactly 0 for a dropped token. "
         "Draw with torch.multinomial(next_token_probs(...), 1, generator=generator), one draw per row.",
-        call=failures, got=flags,
+        got=flags,
     )
 
 
@@ -326,16 +294,14 @@ def test_generator_reproducible(student, seed):
     # honest: only the tokens are compared, and they agree only if every draw came from the generator's own state.
     make_gen = lambda s: student.helper("seeded_generator", s)  # noqa: E731
     sample = lambda *a, **k: token_ids(student.sample_next(*a, **k), "sample_next(logits (300, 6), ...)", 6)  # noqa: E731
-    call = lambda m: _delayed_draws_differ(m.sample_next, lambda s: torch.Generator().manual_seed(s), logits, seed)  # noqa: E731
-    with replay(call):
-        got = _delayed_draws_differ(sample, make_gen, logits, seed)
+    got = _delayed_draws_differ(sample, make_gen, logits, seed)
     expect_true(
         got == 0.0,
         "sample_next(logits (300, 6), temperature=1.3, generator=g): g = torch.Generator().manual_seed(s), then another "
         "generator seeded with s + 7, then the draw with g, gave other tokens than a fresh generator seeded with s used "
         "at once: your draws do not come (only) from the generator you are given. Pass generator=generator to "
         "torch.multinomial (or torch.rand), and use no other source of randomness.",
-        call=call, got=got,
+        got=got,
     )
     a = sample(logits, generator=make_gen(seed))
     b = sample(logits, generator=make_gen(seed + 100))

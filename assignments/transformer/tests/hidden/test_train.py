@@ -39,17 +39,6 @@ def _run_both(student, reference, probe_seed, train_tokens, val_tokens, init_sca
     return probe, local, got, want
 
 
-def _replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, pick):
-    """A replay for the diagnoser: a fresh grader-side probe trained by ``module.train``, then ``pick(history, probe)``."""
-
-    def replay(module):
-        probe = helpers().ProbeLM(*probe_args, **probe_kwargs)
-        history = module.train(probe, train_tokens, val_tokens, **options)
-        return pick(history, probe)
-
-    return replay
-
-
 def _history_keys_ok(got, options):
     expect_true(
         isinstance(got, dict) and {"train_loss", "val_loss", "best_epoch"} <= set(got),
@@ -69,16 +58,10 @@ def test_full_batch_history(student, reference, gen, seed):
     options = dict(epochs=6, lr=0.05, batch_size=64, seed=seed)
     _, _, got, want = _run_both(student, reference, seed, train_tokens, val_tokens, init_scale=2.0, **options)
     _history_keys_ok(got, options)
-    probe_args, probe_kwargs = (VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 2.0}
-
-    def replay(key):
-        return _replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: h[key])
-
     setting = (f"train(probe model, train_tokens {tuple(train_tokens.shape)}, val_tokens {tuple(val_tokens.shape)}, "
                "epochs=6, lr=0.05, batch_size=64), so one full batch and one optimiser step per epoch")
     expect_close(
         got["train_loss"], want["train_loss"], f"history['train_loss'] of {setting}", atol=1e-10, rtol=RTOL,
-        call=replay("train_loss"),
         hint="Each step: optimizer.zero_grad(), loss = lm_loss(model, batch), loss.backward(), "
         "nn.utils.clip_grad_norm_(model.parameters(), 1.0), optimizer.step(), with "
         "torch.optim.AdamW(model.parameters(), lr=lr) (not Adam: AdamW's weight decay of 0.01 is part of the "
@@ -86,7 +69,6 @@ def test_full_batch_history(student, reference, gen, seed):
     )
     expect_close(
         got["val_loss"], want["val_loss"], f"history['val_loss'] of {setting}", atol=1e-10, rtol=RTOL,
-        call=replay("val_loss"),
         hint="The validation loss is lm_loss on val_tokens after the epoch's steps, computed in eval mode "
         "(model.eval(), so dropout-like layers behave as at test time) inside torch.no_grad().",
     )
@@ -139,7 +121,6 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed, init_scale=1.0)
     got = student.train(probe, train_tokens, val_tokens, **options)
     _history_keys_ok(got, options)
-    probe_args, probe_kwargs = (VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 1.0}
     # The diagnoser compares the whole history (losses and best epoch), not the epoch index alone: a wrong
     # lm_loss changes every loss and can land on the same best epoch as a checkpoint chosen on the training
     # loss; a catalogued mistake is named here only when it reproduces every number the loop returned.
@@ -149,7 +130,6 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
         f"{want['best_epoch']} (validation losses {fmt(want['val_loss'])}, training losses {fmt(want['train_loss'])}). "
         "best_epoch is the index (from 0) of the LOWEST VALIDATION loss: the training loss keeps falling while the "
         "model overfits, so it cannot choose the checkpoint (and the test set must never be used for it).",
-        call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: _flat(h)),
         got=_flat(got),
     )
     final = got_state(probe)
@@ -170,8 +150,6 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
             # so that a checkpoint chosen on the training loss (another best epoch, the same last weights) is
             # not named for a loop that only forgot to restore, or to copy, the best weights.
             exc.got = _epoch_and_weights(got["best_epoch"], weights)
-            exc.call = _replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options,
-                                     lambda h, p, name=name: _epoch_and_weights(h["best_epoch"], p.state_dict()[name]))
             raise
 
 
@@ -197,8 +175,6 @@ def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
         got["train_loss"], [whole] * 2,
         "history['train_loss'] of train(probe model, 10 training rows, batch_size=4, lr=0.0, epochs=2)",
         atol=1e-10, rtol=1e-9,  # float64: a weighted mean of batch means equals the full mean to round-off
-        call=_replay_train((VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 1.0}, train_tokens, val_tokens, options,
-                           lambda h, _p: h["train_loss"]),
         hint="With lr=0 the weights never change, so each epoch's training loss must equal the mean loss over "
         "all 10 rows. Batches have 4, 4 and 2 rows: average the batch losses weighted by their sizes "
         "(sum of loss.item() * len(batch), divided by the number of rows), not the plain mean of the three.",
@@ -244,7 +220,6 @@ def test_best_epoch_first_on_ties(student, reference, gen, seed):
         "history['val_loss'] of train(probe model, lr=0.0, epochs=3): the weights never change, so each epoch's "
         "validation loss is lm_loss of the initial model on val_tokens",
         atol=1e-10, rtol=1e-9,  # float64 probe, the same weights and the same mean: round-off only
-        call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: h["val_loss"]),
         hint="Compute the validation loss after every epoch as lm_loss(model, val_tokens).item() with the model in "
         "eval mode (model.eval()) inside torch.no_grad().",
     )
@@ -253,7 +228,6 @@ def test_best_epoch_first_on_ties(student, reference, gen, seed):
         f"train(probe model, lr=0.0, epochs=3): the weights never change, so the three validation losses are "
         f"equal ({fmt(got['val_loss'])}), and best_epoch must be 0, the first of the tied epochs; got "
         f"{got['best_epoch']!r}. Replace the checkpoint only on a strict improvement (val < best).",
-        call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: _flat(h)),
         got=_flat(got),
     )
 
@@ -283,24 +257,11 @@ def test_same_seed_same_history(student, gen, seed):
         "zero_grad, lm_loss, backward, clip, optimizer.step() on torch.optim.AdamW(model.parameters(), lr=lr).",
     )
 
-    def second_run(pick):
-        """The second run again, on the grader side, after the same global random state."""
-
-        def run(module):
-            helpers().set_global_seed(1000 * seed + 2)
-            helpers().draw_global(14)
-            probe = helpers().ProbeLM(VOCAB, D, MAX_LEN, seed=seed)
-            history = module.train(probe, train_tokens, val_tokens, **options)
-            return pick(history, probe)
-
-        return run
-
     expect_close(
         runs[1]["train_loss"], runs[0]["train_loss"],
         "history['train_loss'] of two identical train(..., batch_size=3, seed=same) calls made after different "
         "torch.manual_seed(...) states",
         atol=1e-12,  # the same computation in the same order: identical up to nothing
-        call=second_run(lambda h, _p: h["train_loss"]),
         hint="The shuffle must come from a torch.Generator seeded with `seed` (torch.Generator().manual_seed(seed)), "
         "created once per call and passed to torch.randperm(n, generator=generator); the global RNG "
         "(torch.randperm(n) alone) depends on whatever ran before.",
@@ -311,7 +272,6 @@ def test_same_seed_same_history(student, gen, seed):
             f"model.state_dict()['{name}'] after two identical train(..., batch_size=3, seed=same) calls made "
             "after different torch.manual_seed(...) states",
             atol=1e-12,  # the same computation in the same order
-            call=second_run(lambda _h, p, name=name: p.state_dict()[name]),
             hint="The same seed must give the same training, whatever ran before: shuffle with "
             "torch.randperm(n, generator=torch.Generator().manual_seed(seed)) (one generator per call).",
         )
@@ -350,7 +310,6 @@ def test_validation_eval_mode(student, reference, gen, seed):
         "history['val_loss'] of train(probe model, train_tokens (8, 9), val_tokens (6, 9), epochs=1, batch_size=4), "
         "against the eval-mode lm_loss of the weights the model holds afterwards",
         atol=1e-10, rtol=1e-9,  # float64 probe: the same weights and the same mean give the same number to round-off
-        call=_replay_train(probe_args, probe_kwargs, train_tokens, val_tokens, options, lambda h, _p: h["val_loss"]),
         hint=f"Computed in train mode, the same weights give {in_train_mode:.6f}. After the epoch's steps call "
         "model.eval() (dropout-like layers off) and compute lm_loss(model, val_tokens).item() inside "
         "torch.no_grad(); call model.train() again at the start of the next epoch.",
@@ -375,13 +334,6 @@ def test_validation_no_grad(student, gen, seed):
     log = probe.call_log()
     val_calls = sum(1 for c in log if isinstance(c, dict) and c.get("watched"))
 
-    def replay(module):
-        """How many validation calls ran with gradients enabled, on a grader-side probe."""
-        local = helpers().ProbeLM(VOCAB, D, MAX_LEN, seed=seed)
-        local.watch(val_tokens)
-        module.train(local, train_tokens, val_tokens, **options)
-        return _validation_calls_with_grad(local.call_log())
-
     expect_true(
         val_calls > 0,
         "train(probe model, epochs=2): the model was never called on val_tokens[:, :-1]; compute "
@@ -393,7 +345,6 @@ def test_validation_no_grad(student, gen, seed):
         f"train(...): {with_grad} of {val_calls} forward calls on the validation tokens ran with gradients "
         "enabled. Wrap the validation loss in `with torch.no_grad():` so no graph is built for data you never "
         "train on (it wastes memory and time).",
-        call=replay,
         got=with_grad,
     )
 

@@ -1,0 +1,111 @@
+"""Replay a failed hidden test on another implementation, for the diagnosis.
+
+A test that fails at a check whose value no recorded call produced (a model built,
+trained, then queried; a value drawn through a worker helper; a plain number) needs no
+hand-written replay: the diagnoser runs **the test itself** again, in this process, with
+``student`` bound to a catalogued mistake (trusted code: the reference with the mistake),
+and looks at where that run fails. Checks are numbered as they run
+(:func:`autograder.checks.checkpoint`), so "where" is the same check of the same test on
+the same inputs (the same parameters, seeds and a fresh generator from the same seed).
+
+What a replay observes (:meth:`TestReplay.observe`):
+
+* the mistake fails **at the student's check**: the value that check was given (``got``),
+  or the :class:`~autograder.checks.Outcome` when its code raised there;
+* it fails **at an earlier check**, which the student's code passed: :data:`EARLIER`, a
+  result of its own that the student's code did not produce (it can rule the mistake out);
+* it passes that check (fails later, or not at all): :data:`PASSED`, what the reference does.
+
+The reference passes every test (the release's self-check proves it), so its observation is
+:data:`PASSED` without running it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .checks import Feedback, Outcome, recording
+from .local import ModuleStudent
+
+PASSED = Outcome("passed")  # the replay passed the student's failing check (what the reference does)
+EARLIER = Outcome("failed-earlier")  # the replay failed a check the student's code passed
+UNKNOWN = object()  # failed at the same check with nothing to compare (no value): proves nothing either way
+
+
+class TestReplay:
+    """How to run one collected test again: its function, its arguments, the check it failed at."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, function: Any, arguments: dict, check: int, module_name: str, seed: int | None = None) -> None:
+        self.function = function
+        self.arguments = arguments
+        self.check = check
+        self.module_name = module_name
+        self.seed = seed if seed is not None else arguments.get("seed")  # the `gen` fixture's seed
+
+    @classmethod
+    def of(cls, item: Any, exc: BaseException, module_name: str) -> "TestReplay | None":
+        """The replay of pytest ``item`` at the check where ``exc`` was raised, or None when it cannot be replayed."""
+        check = getattr(exc, "check", None)
+        function = getattr(item, "obj", None)
+        funcargs = getattr(item, "funcargs", None)
+        if check is None or not callable(function) or funcargs is None:
+            return None
+        try:
+            names = list(inspect.signature(function).parameters)
+        except (TypeError, ValueError):
+            return None
+        if any(name not in funcargs for name in names):
+            return None
+        if "gen" in names and not isinstance(funcargs.get("seed"), int):
+            return None  # a generator this side cannot draw again
+        return cls(function, {name: funcargs[name] for name in names}, check, module_name, funcargs.get("seed"))
+
+    def _arguments(self, student: ModuleStudent) -> dict:
+        arguments = dict(self.arguments)
+        arguments["student"] = student
+        if "gen" in arguments:  # the test's generator was used up by the student's run: a fresh one, same seed
+            arguments["gen"] = torch.Generator().manual_seed(int(self.seed))
+        return arguments
+
+    def observe(self, module: Any, helpers: Any = None) -> Any:
+        """What the test does on ``module`` at the student's failing check (see the module's docstring)."""
+        student = ModuleStudent(module, helpers)
+        saved = sys.modules.get(self.module_name)
+        sys.modules[self.module_name] = module  # worker helpers find the student's module there, as in the worker
+        try:
+            with recording() as registry:
+                try:
+                    self.function(**self._arguments(student))
+                except Feedback as exc:  # a check failed, or the implementation raised (as the seam reports it)
+                    return self._at(exc.check, exc.got)
+                except Exception:  # noqa: BLE001 - the test's own code could not read what the implementation gave
+                    return self._at(registry.checks, None)
+            return PASSED
+        finally:
+            if saved is None:
+                sys.modules.pop(self.module_name, None)
+            else:
+                sys.modules[self.module_name] = saved
+
+    def _at(self, check: int | None, got: Any) -> Any:
+        if check is None or check > self.check:
+            return PASSED
+        if check < self.check:
+            return EARLIER
+        return UNKNOWN if got is None else got
+
+
+def load_helpers(path: Path | None) -> Any:
+    """The assignment's worker_helpers.py, imported on the grader side (trusted code), or None."""
+    if path is None or not Path(path).is_file():
+        return None
+    from .seam import load_module
+
+    return load_module("_kit_replay_helpers", Path(path))
