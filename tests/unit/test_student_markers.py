@@ -1,8 +1,8 @@
 """`pytest -m <function>` in the student's folder, as the handouts say, selects that function's public tests.
 
-Every public test carries the marker of the function it grades (the first word of its docstring, which
-also groups it in the grader's per-function summary and in the Otter checks), registered in the student's
-pytest.ini. Collected for real: each student folder as release writes it, in a temporary directory, with
+Every public test carries the marker of the function it grades: the first word of its docstring (which
+also groups it in the grader's per-function summary and in the Otter checks), added by the student's
+conftest.py at collection and registered in the student's pytest.ini. Test authors write no marker. Collected for real: each student folder as release writes it, in a temporary directory, with
 its conftest.py and pytest.ini, `--strict-markers`, and the handout's own `-m` example. One Python process
 collects the six folders one after the other (one torch import: a few seconds).
 """
@@ -113,8 +113,8 @@ def test_every_public_test_carries_the_marker_of_the_function_it_grades(name, co
         functions = [m for m in marks if m in registered]
         test = nodeid.rsplit("::", 1)[1]
         assert functions == [graded[test]], (
-            f"{name}: {test} grades {graded[test]} (its docstring), so it carries exactly that function's marker: "
-            f"@pytest.mark.{graded[test]} (it has {functions or 'none'})"
+            f"{name}: {test} grades {graded[test]} (its docstring), so it carries exactly that function's marker "
+            f"(it has {functions or 'none'}; the student's conftest.py adds it from the docstring's first word)"
         )
 
 
