@@ -123,4 +123,3 @@ def train_copy(
     # TODO(train_copy): replace this line with your implementation.
     raise NotImplementedError("train_copy is not implemented yet")
 
-

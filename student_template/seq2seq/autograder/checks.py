@@ -21,12 +21,14 @@ import torch
 class Feedback(AssertionError):
     """A failed check; ``str(exc)`` is the message the student sees.
 
-    ``call`` and ``got`` let the grader name the mistake (``autograder/diagnosis.py``):
-    ``call`` says how to repeat the checked call on another implementation (a dict
-    ``{"fn": name, "args": ..., "kwargs": ..., "output": key, "then": function}`` or a function of the
-    implementation's module; by default the call the seam recorded as producing ``got``), and ``got`` is what the student's code produced: a value,
-    or an :class:`Outcome` when it raised, called a banned function, or returned where
-    it should have raised.
+    ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis.py``): ``got`` is what
+    the student's code produced (a value, or an :class:`Outcome` when it raised, called a banned
+    function, or returned where it should have raised) and ``check`` which numbered step of the test
+    failed (:func:`checkpoint`), so the test can be run again on a catalogued mistake and looked at
+    there. ``call`` is the call the seam recorded as producing ``got``, replayed alone when there is
+    one; a test may give its own (a dict ``{"fn": name, "args": ..., "kwargs": ..., "output": key,
+    "then": function}`` or a function of the implementation's module) where the value to compare is
+    not the one the check holds.
     """
 
     kind = "wrong"  # how the test ended: see KINDS (set where it happens, never read from the message)
@@ -35,6 +37,7 @@ class Feedback(AssertionError):
         super().__init__(message)
         self.call = call if call is not None else call_that_produced(got)
         self.got = got
+        self.check = _RECORDING[-1].checks if _RECORDING else None  # which check of the test (checkpoint)
         if kind is not None:
             self.kind = kind
 
@@ -59,7 +62,6 @@ KINDS = {
     "import-error": "the file could not be imported",
 }
 
-
 _PARTS_RECORDED = 8  # the first parts of a returned tuple or list (outputs, not sequences of results)
 
 
@@ -76,6 +78,7 @@ class Provenance:
 
     def __init__(self) -> None:
         self._calls: dict[int, tuple[Any, dict]] = {}
+        self.checks = 0  # checks started so far in this test (checkpoint)
 
     def record(self, value: Any, call: dict) -> None:
         if value is None or isinstance(value, (bool, int, float, str)):
@@ -113,6 +116,13 @@ def record_call(value: Any, call: dict) -> None:
     if isinstance(value, (tuple, list)):
         for index, part in enumerate(value[:_PARTS_RECORDED]):
             provenance.record(part, {**call, "output": index})
+
+
+def checkpoint() -> None:
+    """Count a step of the test (a check as it starts, a call into the student's code): ``Feedback.check``
+    then says where a failure happened, for a replay of the test on a mistake (``test_replay.py``)."""
+    if _RECORDING:
+        _RECORDING[-1].checks += 1
 
 
 def derived(value: Any, result: Any, then: Callable[[Any], Any] | None = None) -> Any:
@@ -159,22 +169,6 @@ class Outcome:
 
 
 RETURNED = Outcome("returned")  # the call returned normally where an exception was expected
-
-
-@contextmanager
-def replay(call: Any) -> Iterator[None]:
-    """Attach ``call`` to any check (or error of the student's code) failing inside the block.
-
-    For tests whose checked value comes from several calls (a model built, trained, then
-    queried): ``call(module)`` repeats the whole thing on another implementation and
-    returns the value the failing check looked at.
-    """
-    try:
-        yield
-    except Feedback as exc:
-        if exc.call is None:
-            exc.call = call
-        raise
 
 
 def describe(x: Any) -> str:
@@ -236,12 +230,14 @@ def distinct_digits(want: Any, got: Any) -> tuple[str, str]:
 
 
 def expect_shape(got: Any, shape: tuple, what: str) -> None:
+    checkpoint()
     t = to_tensor(got, what)
     if tuple(t.shape) != tuple(shape):
         raise Feedback(f"{what}: expected shape {tuple(shape)}, got {tuple(t.shape)}.")
 
 
 def expect_dtype(got: Any, dtype: Any, what: str, call: Any = None) -> None:
+    checkpoint()
     t = to_tensor(got, what)
     if t.dtype != dtype:
         raise Feedback(
@@ -262,6 +258,7 @@ def expect_close(
     check_dtype: bool = False,
 ) -> None:
     """``got`` equals ``want`` within ``atol + rtol*|want|`` everywhere, same shape; NaN only where expected."""
+    checkpoint()
     g = to_tensor(got, what)
     w = to_tensor(want, what)
     if tuple(g.shape) != tuple(w.shape):
@@ -323,6 +320,7 @@ def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = N
     A property a do-nothing answer fails: uniform weights give equal weights to different scores.
     Pairs whose scores differ by less than 0.01, blocked keys and weights below 1e-30 (underflow) are skipped.
     """
+    checkpoint()
     s = to_tensor(scores, what).detach().double()
     w = to_tensor(weights, what).detach().double()
     if tuple(s.shape) != tuple(w.shape):
@@ -348,12 +346,14 @@ def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = N
 
 
 def expect_true(condition: Any, message: str, call: tuple | None = None, got: Any = None) -> None:
+    checkpoint()
     if not bool(condition):
         raise Feedback(message, call, got)
 
 
 def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any = None) -> None:
     """``fn()`` raises one of ``exc_types`` (by class name, so it works across the process boundary)."""
+    checkpoint()
     names = {t if isinstance(t, str) else t.__name__ for t in exc_types}
     try:
         returned = fn()

@@ -7,7 +7,6 @@ necessary, not sufficient.
 
 import math
 
-import pytest
 import torch
 
 from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
@@ -15,7 +14,6 @@ from autograder.checks import expect_close, expect_dtype, expect_shape, expect_t
 VOCAB, BOS = 12, 10
 
 
-@pytest.mark.attend
 def test_attend_worked_example(student):
     """attend: a query aligned with one encoder state puts most weight on it"""
     # Three encoder states (T = 3, h = 4); the query points along the second one.
@@ -40,7 +38,6 @@ def test_attend_worked_example(student):
     )
 
 
-@pytest.mark.AttnSeq2Seq
 def test_model_shapes(student):
     """AttnSeq2Seq: step, forward and generate return the documented shapes and dtypes"""
     model = student.AttnSeq2Seq(hidden=16, vocab=VOCAB, emb=8)
@@ -72,7 +69,6 @@ def test_model_shapes(student):
     expect_shape(step[1], (2, 16), "AttnSeq2Seq.step new state")
 
 
-@pytest.mark.copy_batch
 def test_copy_batch_structure(student):
     """copy_batch: digits 0-9 and tgt_in = BOS followed by src shifted right"""
     src, tgt_in = student.copy_batch(4, 6, None)
@@ -99,7 +95,6 @@ def test_copy_batch_structure(student):
     )
 
 
-@pytest.mark.train_copy
 def test_train_copy_runs(student):
     """train_copy: a few steps return one finite loss per step, starting near log(12)"""
     model = student.AttnSeq2Seq(hidden=16, vocab=VOCAB, emb=8)
