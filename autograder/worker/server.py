@@ -106,7 +106,25 @@ def describe_exception(exc: BaseException, student_file: str) -> dict:
         message = f"{exc.msg} (line {exc.lineno})"
         if exc.text:
             where = [f"line {exc.lineno}: {exc.text.strip()}"]
-    return {"type": type(exc).__name__[:120], "message": message[:2000], "where": [w[:300] for w in where]}
+    return {
+        "type": type(exc).__name__[:120],
+        "classes": exception_classes(type(exc)),
+        "message": message[:2000],
+        "where": [w[:300] for w in where],
+    }
+
+
+def exception_classes(cls: type) -> list[str]:
+    """The exception's classes, most derived first, as "module.QualName"; a class is named so only when
+    that name really leads to it (a class that claims ``__module__ = "builtins"`` is not a built-in)."""
+    names = []
+    for c in cls.__mro__[:32]:
+        module, qualname = str(getattr(c, "__module__", "?")), str(getattr(c, "__qualname__", "?"))
+        found = sys.modules.get(module)
+        for part in qualname.split("."):
+            found = getattr(found, part, None)
+        names.append((f"{module}.{qualname}" if found is c else f"unresolved {module}.{qualname}")[:200])
+    return names
 
 
 def _warm_up() -> None:

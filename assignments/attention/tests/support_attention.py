@@ -90,7 +90,7 @@ def expect_attends(q, k, v, mask, out, weights, where: str) -> None:
     mixed = w @ v.double()                                                      # (..., n_q, d_v)
     # float32: weights within ~1e-6 and |v| up to a few units, summed over at most 12 keys
     tol = 1e-12 if q.dtype == torch.float64 else 1e-4 * (1 + float(v.abs().max()))
-    expect_close(torch.as_tensor(out).double(), mixed, f"the attention output for {where} against "
+    expect_close(as_float64(out, f"the attention output for {where}"), mixed, f"the attention output for {where} against "
                  "(your weights) @ v", atol=tol, hint="Each output row is the weighted average of the rows of v "
                  "with that query's weights: output = weights @ v.")
 
@@ -102,4 +102,4 @@ def expect_reference_values(reference, q, k, v, mask, out, weights, where: str) 
     tol_w, tol_out = sdpa_tolerances(q, k, v)
     expect_close(as_float64(weights), want_w, f"the attention weights for {where}", atol=tol_w,
                  hint="(This test checks a property, and pays only when the values of the same call are right too.)")
-    expect_close(torch.as_tensor(out).double(), want_out, f"the attention output for {where}", atol=tol_out)
+    expect_close(as_float64(out, f"the attention output for {where}"), want_out, f"the attention output for {where}", atol=tol_out)

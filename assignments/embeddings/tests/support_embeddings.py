@@ -93,10 +93,15 @@ def course_pipeline(reference):
     return corpus, vocab, C, P, E
 
 
-def as_array(x) -> np.ndarray:
-    """A student's array (NumPy, or a torch tensor if they used torch) as float64 NumPy."""
+def as_array(x, what: str = "the returned array") -> np.ndarray:
+    """A student's array (NumPy, or a torch tensor if they used torch) as float64 NumPy. The contract's
+    answers are numbers: True/False (or complex) values fail here, where their kind would be lost."""
     if hasattr(x, "detach"):
         x = x.detach().cpu().numpy()
+    raw = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+    if raw is not None and raw.dtype.kind in "bc":
+        raise Feedback(f"{what}: expected a float array, got {describe(x)}: the values were not compared.", got=x,
+                       kind="unreadable")
     return np.asarray(x, dtype=np.float64)
 
 
@@ -113,6 +118,10 @@ def expect_number(got, want: float, what: str, atol: float, hint: str = "") -> N
     (A scalar check of our own: ``expect_close`` cannot report a failure on 0-d values, see the report.)
     """
     checkpoint()
+    raw = np.asarray(got.detach() if hasattr(got, "detach") else got) if not isinstance(got, (str, bytes)) else None
+    if raw is not None and raw.dtype.kind in "bc":  # True/False (or complex) is not the number asked for
+        raise Feedback(f"{what}: expected a single real number (a Python float), got {describe(got)}: the value was "
+                       "not compared.", got=got, kind="unreadable")
     try:
         value = float(np.asarray(got.detach() if hasattr(got, "detach") else got, dtype=np.float64).reshape(()))
     except (TypeError, ValueError):

@@ -122,3 +122,21 @@ def counting(n: int, gen: torch.Generator, vocab: int = 8, length: int = 12) -> 
 def fmt(values) -> str:
     """A short list of floats for a message."""
     return "[" + ", ".join(f"{float(v):.6g}" for v in values) + "]"
+
+
+# What turns gradients off, as the grader reads the student's source itself (``student.source_uses``).
+GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled")
+
+
+def expect_grad_off_in_source(student, name: str, what: str) -> None:
+    """The no_grad tests' evidence: the grader's own reading of the submitted file (the function or the
+    module functions it calls use torch.no_grad, inference_mode or set_grad_enabled). The probe model's
+    log, written inside the student's process, may only fail a test, never pass one."""
+    from autograder.checks import expect_true
+
+    expect_true(
+        student.source_uses(name, GRAD_OFF),
+        f"{what}: {name} (or a function of your file it calls) never uses torch.no_grad() (read from your "
+        "source): wrap the model calls in `with torch.no_grad():`.",
+    )
+

@@ -4,7 +4,7 @@ import pytest
 import torch
 from support_attention import randn
 
-from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
+from autograder.checks import as_float64, expect_close, expect_dtype, expect_shape, expect_true
 
 SDPA = "scaled_dot_product_attention"
 
@@ -47,8 +47,8 @@ def test_padding_mask(student, gen, case):
 def _attend(student, x, mask):
     """Self-attention of x with itself (q = k = v = x), as in the course's leakage demo."""
     if mask is None:
-        return torch.as_tensor(student.scaled_dot_product_attention(x, x, x)[0]).double()
-    return torch.as_tensor(student.scaled_dot_product_attention(x, x, x, mask=mask)[0]).double()
+        return as_float64(student.scaled_dot_product_attention(x, x, x)[0], "the self-attention output")
+    return as_float64(student.scaled_dot_product_attention(x, x, x, mask=mask)[0], "the self-attention output")
 
 
 @pytest.mark.parametrize("t", [1, 3, 5])
@@ -91,7 +91,7 @@ def test_padding_and_causal(student, reference, gen):
         hint="Query i of sequence b may see key j only when j <= i and j < lengths[b].",
     )
     out, w = student.scaled_dot_product_attention(x, x, x, mask=mask)
-    w = torch.as_tensor(w).double()
+    w = as_float64(w, "the attention weights")
     pad_weight = w.masked_fill(~want_mask, 0.0).abs().sum()
     expect_true(
         float(pad_weight) == 0.0,

@@ -86,7 +86,7 @@ def test_properties(student, reference, gen, masked):
     out, w = student.scaled_dot_product_attention(q, k, v, mask=mask) if masked else \
         student.scaled_dot_product_attention(q, k, v)
     w = as_float64(w)
-    out = torch.as_tensor(out).double()
+    out = as_float64(out, "the attention output")
     expect_shape(w, (*q.shape[:-1], k.shape[-2]), f"the attention weights for {where}")
     expect_shape(out, (*q.shape[:-1], v.shape[-1]), f"the attention output for {where}")
     expect_true(
@@ -148,7 +148,7 @@ def test_fully_blocked_rows(student, reference, gen, dtype):
     q, k, v, mask = _fully_blocked_inputs(gen, DTYPES[dtype])
     where = _shapes(q, k, v, mask)
     out, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
-    out, w = torch.as_tensor(out).double(), as_float64(w)
+    out, w = as_float64(out, "the attention output"), as_float64(w)
     expect_shape(w, tuple(mask.shape), f"the attention weights for {where}")
     rows = {(0, 1): "query 1 of batch 0", (1, -1): "the last query of batch 1"}
     for (b, i), name in rows.items():

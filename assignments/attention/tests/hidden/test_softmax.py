@@ -61,7 +61,7 @@ def test_properties(student, reference, gen, dtype):
     got = student.softmax(x, dim=1)
     expect_shape(got, (5, 2, 9), what)
     expect_dtype(got, x.dtype, what + " (the output keeps the input's dtype)")
-    g = torch.as_tensor(got).double()
+    g = as_float64(got, what)
     expect_true(
         bool((g >= 0).all()),
         f"{what}: {int((g < 0).sum())} weights are negative (smallest {float(g.min()):.3g}); exp(...) divided "

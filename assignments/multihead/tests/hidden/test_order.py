@@ -3,7 +3,7 @@
 import torch
 from support_multihead import random_torch_mha, state_dict_of, student_mha
 
-from autograder.checks import expect_close, expect_true
+from autograder.checks import as_float64, expect_close, expect_true
 
 D, H = 16, 2
 
@@ -17,9 +17,11 @@ def test_self_attention_is_permutation_equivariant(student, gen):
     perm = torch.randperm(n, generator=gen)
     while bool((perm == torch.arange(n)).all()):
         perm = torch.randperm(n, generator=gen)
-    out, w = m(x, x, x)
-    out_p, w_p = m(x[:, perm], x[:, perm], x[:, perm])
     where = f"MultiHeadAttention({D}, {H}) self-attention on x of shape {(B, n, D)} with its rows reordered by {perm.tolist()}"
+    # the outputs are compared with each other, so each must first be numbers (True/False patterns of a
+    # right answer are reordered as well as the answer is)
+    out, w = (as_float64(v, f"{where}: {name}") for v, name in zip(m(x, x, x), ("output", "weights")))
+    out_p, w_p = (as_float64(v, f"{where}: {name}") for v, name in zip(m(x[:, perm], x[:, perm], x[:, perm]), ("output", "weights")))
     # 1e-10: the same float64 sums in a different order
     expect_close(out_p, out[:, perm], f"{where}: output", atol=1e-10,
                  hint="Self-attention without positions treats its input as a set: reordering the tokens must "
@@ -36,13 +38,13 @@ def test_positions_break_equivariance(student, gen):
     dog, bites, man = torch.randn(3, D, generator=gen, dtype=torch.float64)
     a = torch.stack([dog, bites, man])[None]      # (1, 3, D) "dog bites man"
     b = torch.stack([man, bites, dog])[None]      # (1, 3, D) "man bites dog"
-    out_a, _ = m(a, a, a)
-    out_b, _ = m(b, b, b)
+    out_a = as_float64(m(a, a, a)[0], f"MultiHeadAttention({D}, {H}): the output for 'dog bites man'")
+    out_b = as_float64(m(b, b, b)[0], f"MultiHeadAttention({D}, {H}): the output for 'man bites dog'")
     # 1e-10: same float64 computation on the same set of vectors
     expect_close(out_b[0, 1], out_a[0, 1], f"MultiHeadAttention({D}, {H}): output for 'bites' without positions "
                  "('man bites dog' vs 'dog bites man')", atol=1e-10,
                  hint="Without positions, 'bites' sees the same set of words in both sentences, so its output must be identical.")
-    pe = torch.as_tensor(student.sinusoidal_positions(3, D)).to(torch.float64)   # (3, D)
+    pe = as_float64(student.sinusoidal_positions(3, D), f"sinusoidal_positions(3, {D})")   # (3, D)
     a_pos, b_pos = a + pe, b + pe
     out_a, _ = m(a_pos, a_pos, a_pos)
     out_b, _ = m(b_pos, b_pos, b_pos)
@@ -58,7 +60,7 @@ def test_positions_break_equivariance(student, gen):
     )
     x = torch.randn(1, 5, D, generator=gen, dtype=torch.float64)
     perm = torch.tensor([4, 2, 0, 3, 1])
-    pe5 = torch.as_tensor(student.sinusoidal_positions(5, D)).to(torch.float64)
+    pe5 = as_float64(student.sinusoidal_positions(5, D), f"sinusoidal_positions(5, {D})")
     out, _ = m(x + pe5, x + pe5, x + pe5)
     xp = x[:, perm] + pe5
     out_p, _ = m(xp, xp, xp)

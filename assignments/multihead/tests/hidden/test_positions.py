@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from autograder.checks import (
-    derived,
+    as_float64,
     expect_close,
     expect_dtype,
     expect_raises,
@@ -44,7 +44,7 @@ def test_rows_distinct(student):
     """sinusoidal_positions: every position gets its own vector (1024 positions, d_model=64)"""
     pe = student.sinusoidal_positions(1024, 64)
     expect_shape(pe, (1024, 64), "sinusoidal_positions(1024, 64)")
-    pe = derived(pe, pe.double())
+    pe = as_float64(pe, "sinusoidal_positions(1024, 64)")
     dist = torch.cdist(pe, pe) + torch.eye(1024, dtype=torch.float64) * 1e9  # ignore each row against itself
     closest = float(dist.min())
     i, j = divmod(int(dist.argmin()), 1024)

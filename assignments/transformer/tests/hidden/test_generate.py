@@ -4,7 +4,7 @@ import copy
 
 import pytest
 import torch
-from support_transformer import probe_pair, tokens
+from support_transformer import expect_grad_off_in_source, probe_pair, tokens
 
 from autograder.checks import expect_close, expect_true
 
@@ -75,9 +75,9 @@ def _calls_with_grad(log):
 
 def test_generate_no_grad(student, gen, seed):
     """generate: runs the model inside torch.no_grad()"""
-    # NOT unforgeable, hence 1 point: torch.no_grad() changes none of the tokens generate returns, so its
-    # only evidence is the probe model's own log of torch.is_grad_enabled(), written inside the student's
-    # process, which the student's code can overwrite. Eval mode, which does change the tokens, is
+    # torch.no_grad() changes none of the tokens generate returns. What pays is the grader's own reading of
+    # the source (expect_grad_off_in_source); the probe model's log of torch.is_grad_enabled(), written inside
+    # the student's process, can only fail the test. Eval mode, which does change the tokens, is
     # test_generate_eval_mode.
     prompt = tokens(2, 3, VOCAB, gen)
     probe, _ = probe_pair(student, VOCAB, 8, 16, seed=seed)
@@ -85,6 +85,7 @@ def test_generate_no_grad(student, gen, seed):
     log = probe.call_log()
 
     expect_true(len(log) > 0, "generate(probe model, prompt (2, 3), n_new=4) never called the model.")
+    expect_grad_off_in_source(student, "generate", "generate(probe model, prompt (2, 3), n_new=4)")
     with_grad = _calls_with_grad(log)
     expect_true(
         with_grad == 0,

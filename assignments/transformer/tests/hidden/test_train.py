@@ -11,9 +11,9 @@ import math
 
 import torch
 import torch.nn.functional as F
-from support_transformer import counting, fmt, helpers, probe_pair, tokens
+from support_transformer import counting, expect_grad_off_in_source, fmt, helpers, probe_pair, tokens
 
-from autograder.checks import Feedback, expect_close, expect_true
+from autograder.checks import Feedback, as_float64, expect_close, expect_true
 
 VOCAB, D, MAX_LEN, LENGTH = 6, 8, 16, 9
 # float64 probes: two correct loops differ by round-off in sums taken in another order, which
@@ -156,7 +156,7 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
 def _epoch_and_weights(best_epoch, weights):
     """One float64 vector: the best epoch, then the weights flattened."""
     return torch.cat([torch.tensor([float(best_epoch)], dtype=torch.float64),
-                      torch.as_tensor(weights).detach().double().reshape(-1)])
+                      as_float64(weights, "the weights").detach().reshape(-1)])
 
 
 def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
@@ -322,10 +322,10 @@ def _validation_calls_with_grad(log):
 
 def test_validation_no_grad(student, gen, seed):
     """train: the validation loss is computed inside torch.no_grad()"""
-    # NOT unforgeable, hence 1 point: torch.no_grad() changes no value train returns (no backward is ever
-    # called on the validation loss), so its only evidence is the probe model's own log of
-    # torch.is_grad_enabled(), written inside the student's process, which the student's code can overwrite.
-    # Eval mode, which does change the values, is test_validation_eval_mode.
+    # torch.no_grad() changes no value train returns (no backward is ever called on the validation loss).
+    # What pays is the grader's own reading of the source (expect_grad_off_in_source); the probe model's log
+    # of torch.is_grad_enabled(), written inside the student's process, can only fail the test. Eval mode,
+    # which does change the values, is test_validation_eval_mode.
     train_tokens, val_tokens = _data(gen)
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
     probe.watch(val_tokens)
@@ -339,6 +339,7 @@ def test_validation_no_grad(student, gen, seed):
         "train(probe model, epochs=2): the model was never called on val_tokens[:, :-1]; compute "
         "lm_loss(model, val_tokens) after every epoch.",
     )
+    expect_grad_off_in_source(student, "train", "train(probe model, epochs=2)")
     with_grad = _validation_calls_with_grad(log)
     expect_true(
         with_grad == 0,

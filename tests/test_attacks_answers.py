@@ -1,0 +1,270 @@
+"""The answer's form is evidence: attacks that return the right *form* of nothing, graded end to end.
+
+Each attack is a reference solution changed so that it computes nothing it is paid for, next to a
+baseline that is exactly as wrong without the trick; the attack must earn no point the baseline does
+not (per test), on every assignment, through ``grade-all`` with namespaces and without them
+(``KIT_NO_NAMESPACES=1``, as on Gradescope most likely), and for ``attention`` through the Gradescope
+entry point too:
+
+* ``bool``: every function and method of the reference whose answer holds floating-point values
+  returns ``answer != 0`` instead (True where the answer is non-zero: a bool tensor of the right
+  shape). Baseline: the same answers, of their float dtype, plus a ramp (wrong values, the right kind and
+  shape; the code's side effects, such as a cache it fills, and the errors it raises are the same in both).
+* ``forged-raise`` (multihead): every ``ValueError`` raised as ``RuntimeError("raised ValueError ...")``,
+  or as a RuntimeError subclass that calls itself ``builtins.ValueError``. Baseline: plain RuntimeError.
+  A ValueError subclass with another name is a ValueError: it scores what the reference scores.
+* ``forged-no-grad`` (transformer): no torch.no_grad() in train and generate, and the probe model's
+  log of torch.is_grad_enabled() rewritten to say it was off. Baseline: the same without the rewrite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import KIT, reference_source, validate_results
+
+from autograder import gradescope_sim
+from autograder.config import list_assignments, load_assignment
+from autograder.sandbox import running_as_root
+
+pytestmark = [
+    pytest.mark.skipif(not running_as_root(), reason="attacks are graded as root, as on Gradescope and CI"),
+    pytest.mark.proof,
+]
+
+# Appended to a reference: wraps every function and public method defined in the module so that an
+# answer holding floating-point values, when it leaves the module, is replaced (``_kit_replace``).
+_WRAP = '''
+
+import functools as _kit_functools
+import inspect as _kit_inspect
+
+import numpy as _kit_np
+import torch as _kit_torch
+
+
+def _kit_replace(x):
+    """x != 0 (mode bool), or x plus a ramp 1, 1.37, 1.74... over its entries (mode ramp: wrong values of the
+    right kind and shape, which no reordering or comparison of the code with itself turns right)."""
+    if _KIT_MODE == "bool":
+        return x != 0
+    if isinstance(x, float) or isinstance(x, _kit_np.floating):
+        return x + 1.37
+    ramp = 1 + 0.37 * _kit_np.arange(x.size if isinstance(x, _kit_np.ndarray) else x.numel()).reshape(x.shape)
+    return x + (_kit_torch.as_tensor(ramp, dtype=x.dtype) if isinstance(x, _kit_torch.Tensor) else ramp)
+
+
+def _kit_boolify(x):
+    """(changed?, x with every floating-point tensor, array and number replaced: ``_kit_replace``)."""
+    if isinstance(x, _kit_torch.Tensor) and x.is_floating_point():
+        return True, _kit_replace(x.detach())
+    if isinstance(x, _kit_np.ndarray) and x.dtype.kind == "f":
+        return True, _kit_replace(x)
+    if isinstance(x, float) or isinstance(x, _kit_np.floating):
+        return True, _kit_replace(x) if _KIT_MODE != "bool" else bool(x != 0)
+    if isinstance(x, (tuple, list)) and type(x) in (tuple, list):
+        parts = [_kit_boolify(v) for v in x]
+        return any(c for c, _ in parts), type(x)(v for _, v in parts)
+    if isinstance(x, dict) and type(x) is dict:
+        parts = {k: _kit_boolify(v) for k, v in x.items()}
+        return any(c for c, _ in parts.values()), {k: v for k, (_, v) in parts.items()}
+    return False, x
+
+
+def _kit_from_inside():
+    """Whether the wrapped function was called by this module's own code (through torch's Module.__call__
+    or not): the module computes with true values; only what leaves it is replaced."""
+    import sys as _sys
+
+    frame = _sys._getframe(2)
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("torch"):
+        frame = frame.f_back
+    return frame is not None and frame.f_globals is globals()
+
+
+def _kit_wrap(fn):
+    @_kit_functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        answer = fn(*args, **kwargs)
+        if _kit_from_inside():
+            return answer
+        return _kit_boolify(answer)[1]
+    return wrapper
+
+
+def _kit_wrap_module():
+    for _name, _value in list(globals().items()):
+        if _name.startswith("_") or getattr(_value, "__module__", None) != __name__:
+            continue
+        if _kit_inspect.isfunction(_value):
+            globals()[_name] = _kit_wrap(_value)
+        elif _kit_inspect.isclass(_value):
+            for _attr, _member in list(vars(_value).items()):
+                if _kit_inspect.isfunction(_member) and (_attr == "forward" or not _attr.startswith("_")):
+                    setattr(_value, _attr, _kit_wrap(_member))
+
+
+_kit_wrap_module()
+'''
+
+
+def _wrapped(assignment: str, mode: str) -> str:
+    return reference_source(assignment) + f"\n_KIT_MODE = {mode!r}\n" + _WRAP
+
+
+def _forged_raises(style: str) -> str:
+    source = reference_source("multihead")
+    assert "raise ValueError(" in source
+    if style == "message":
+        return source.replace("raise ValueError(", 'raise RuntimeError("raised ValueError: " + ')
+    if style == "qualname":
+        fake = '\n\nclass _KitFake(RuntimeError):\n    __module__ = "builtins"\n    __qualname__ = "ValueError"\n'
+        return source.replace("raise ValueError(", "raise _KitFake(") + fake
+    if style == "subclass":
+        return source.replace("raise ValueError(", "raise ShapeError(") + "\n\nclass ShapeError(ValueError):\n    pass\n"
+    return source.replace("raise ValueError(", "raise RuntimeError(")
+
+
+_FORGE_LOG = '''
+
+_kit_generate, _kit_train = generate, train
+
+
+def _kit_forge(model):
+    try:
+        real = model.call_log
+    except AttributeError:
+        return
+    model.call_log = lambda: [dict(c, grad_enabled=False) if isinstance(c, dict) else c for c in real()]
+
+
+def generate(model, prompt, n_new):
+    _kit_forge(model)
+    return _kit_generate(model, prompt, n_new)
+
+
+def train(model, *args, **kwargs):
+    _kit_forge(model)
+    return _kit_train(model, *args, **kwargs)
+'''
+
+
+def _without_no_grad(forge: bool) -> str:
+    source = reference_source("transformer")
+    assert source.count("with torch.no_grad():") >= 2
+    source = "import contextlib\n" + source.replace("with torch.no_grad():", "with contextlib.nullcontext():")
+    return source + (_FORGE_LOG if forge else "")
+
+
+# assignment -> {submission name: source}; each attack is paired with its baseline by BASELINE.
+def _cases() -> dict[str, dict[str, str]]:
+    cases = {a: {"bool": _wrapped(a, "bool"), "bool-baseline": _wrapped(a, "ramp")} for a in list_assignments()}
+    cases["multihead"].update({f"forged-raise-{s}": _forged_raises(s) for s in ("message", "qualname", "subclass")})
+    cases["multihead"]["forged-raise-baseline"] = _forged_raises("plain")
+    cases["transformer"]["forged-no-grad"] = _without_no_grad(forge=True)
+    cases["transformer"]["forged-no-grad-baseline"] = _without_no_grad(forge=False)
+    return cases
+
+
+BASELINE = {
+    "bool": "bool-baseline",
+    "forged-raise-message": "forged-raise-baseline",
+    "forged-raise-qualname": "forged-raise-baseline",
+    "forged-no-grad": "forged-no-grad-baseline",
+}
+
+
+def _scores(document: dict) -> dict[str, float]:
+    return {t["name"]: t["score"] for t in document["tests"]}
+
+
+def check_attacks(documents: dict[str, dict], where: str) -> None:
+    """No attack earns a point, in any test, that its baseline does not."""
+    for attack, baseline in BASELINE.items():
+        if attack not in documents:
+            continue
+        got, base = _scores(documents[attack]), _scores(documents[baseline])
+        gained = {name: (got[name], base.get(name)) for name in got if got[name] > base.get(name, 0) + 1e-9}
+        assert not gained, f"{where}: {attack} earns points its baseline does not: {gained}"
+    if "forged-raise-subclass" in documents:  # a ValueError subclass is a ValueError
+        assert documents["forged-raise-subclass"]["score"] == 100, _lost(documents["forged-raise-subclass"])
+    if "bool" in documents:
+        said = " ".join(t["output"] for t in documents["bool"]["tests"])
+        assert "got True/False values (a bool tensor)" in said, f"{where}: the bool answers are not named as such"
+
+
+def _lost(document: dict) -> list[str]:
+    return [f"{t['name']}: {t['output'][:200]}" for t in document["tests"] if t["score"] < t["max_score"]]
+
+
+def _grade_all(assignment: str, sources: dict[str, str], tmp: Path, namespaces: bool) -> dict[str, dict]:
+    export = tmp / "export"
+    module = load_assignment(assignment, KIT).module
+    for name, source in sources.items():
+        (export / name).mkdir(parents=True)
+        (export / name / f"{module}.py").write_text(source)
+    out = tmp / "graded"
+    env = {**os.environ, **({} if namespaces else {"KIT_NO_NAMESPACES": "1"})}
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade-all", assignment, str(export), "--out", str(out)],
+        cwd=KIT, env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    documents = {}
+    for name in sources:
+        raw = (out / "results" / f"{name}.json").read_bytes()
+        documents[name] = json.loads(raw.decode("utf-8"))
+        validate_results(documents[name])
+    return documents
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+@pytest.mark.parametrize("assignment", list_assignments())
+def test_answer_form_attacks_through_grade_all(assignment, namespaces, tmp_path):
+    documents = _grade_all(assignment, _cases()[assignment], tmp_path, namespaces)
+    check_attacks(documents, f"{assignment} through grade-all ({'with' if namespaces else 'without'} namespaces)")
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+def test_bool_answers_through_gradescope(installed_tree, namespaces):
+    """attention's bool answers and their baseline through ``run_autograder`` in a simulated tree."""
+    documents = {}
+    for name in ("bool", "bool-baseline"):
+        parent = Path(tempfile.mkdtemp(prefix="kit-attack-"))
+        try:
+            parent.chmod(0o755)
+            root = parent / "autograder"
+            shutil.copytree(installed_tree, root, symlinks=True)
+            (root / "submission" / "attention.py").write_text(_cases()["attention"][name])
+            env = {**gradescope_sim.environment(root), **({} if namespaces else {"KIT_NO_NAMESPACES": "1"})}
+            subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, timeout=900)
+            documents[name] = json.loads((root / "results" / "results.json").read_text())
+            validate_results(documents[name])
+        finally:
+            shutil.rmtree(parent, ignore_errors=True)
+    check_attacks(documents, "attention through Gradescope")
+
+
+def test_the_wrapper_changes_only_floating_answers():
+    """The attack generator itself: bool and integer answers unchanged, float answers replaced only when they
+    leave the module (the module's own calls see true values)."""
+    namespace: dict = {"__name__": "kit_wrap_probe"}
+    exec(compile(_wrapped("attention", "bool"), "kit_wrap_probe", "exec"), namespace)  # noqa: S102 - our own reference
+    import torch
+
+    assert namespace["causal_mask"](3).dtype == torch.bool
+    out, weights = namespace["scaled_dot_product_attention"](torch.ones(1, 2, 3), torch.ones(1, 2, 3), torch.ones(1, 2, 3))
+    assert out.dtype == torch.bool and weights.dtype == torch.bool
+    namespace = {"__name__": "kit_wrap_probe"}
+    exec(compile(_wrapped("attention", "ramp"), "kit_wrap_probe", "exec"), namespace)  # noqa: S102
+    out, weights = namespace["scaled_dot_product_attention"](torch.ones(1, 2, 3), torch.ones(1, 2, 3), torch.ones(1, 2, 3))
+    assert out.dtype == torch.float32 and float(out[0, 1, 0] - out[0, 0, 0]) > 1  # the ramp
+    assert re.search(r"_kit_wrap_module\(\)\s*$", _wrapped("attention", "ramp"))
