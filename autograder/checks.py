@@ -375,10 +375,12 @@ def expect_close(
         detail = ""
         if len(first) > 1:
             lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
-            detail = (f" In {where}, entries {lo} to {min(first[-1] + 3, g64.shape[-1] - 1)}: expected "
+            detail = (f" In {where}, entries {lo} to {min(lo + 6, g64.shape[-1] - 1)}: expected "
                       f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}.")
         shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
         detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
+        if float32_sized(err[bad], w64[bad], atol):
+            hint = FLOAT32_HINT  # the formula is right: a float32 tensor, constant or cast lost the digits
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
             f"{_tolerance(atol, rtol)}; "
@@ -420,6 +422,23 @@ def _expect_same_kind(g: torch.Tensor, w: torch.Tensor, what: str, hint: str, ca
         got,
         kind="unreadable",
     )
+
+
+FLOAT32_HINT = (
+    "Your result differs by the size of float32 rounding (about 1e-7 of each value), not by a formula error: "
+    "is a tensor, constant or cast in float32? Compute in the input's dtype (no .float(), no float32 constants; "
+    "torch.tensor(x, dtype=inputs.dtype) for a constant)."
+)
+
+
+def float32_sized(err: torch.Tensor, want: torch.Tensor, atol: float) -> bool:
+    """Whether errors that fail a float64 tolerance (``atol`` below 1e-8) are all of float32 rounding's size:
+    relative errors between 1e-9 and 5e-6 (float32's spacing is 1.2e-7 of a value)."""
+    if atol >= 1e-8 or err.numel() == 0:
+        return False
+    scale = want.abs().clamp_min(1e-3)  # values near 0 carry the rounding of the larger ones they came from
+    relative = err / scale
+    return bool(torch.isfinite(relative).all()) and float(relative.max()) <= 5e-6 and float(relative.max()) >= 1e-9
 
 
 def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = None, call: Any = None) -> None:

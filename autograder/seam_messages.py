@@ -7,6 +7,7 @@ channel) into a sentence the student can act on and one of ``checks.KINDS``. Use
 from __future__ import annotations
 
 import math
+import re
 
 from .sandbox import Limits, WorkerMemory, WorkerProtocol, WorkerTimeout
 
@@ -24,11 +25,26 @@ def _import_failure(module_name: str, error: dict) -> str:
     return f"{module_name}.py could not be imported: " + _format_error(error)
 
 
+# What PyTorch says when float32 and float64 tensors meet in one operation (a .float() cast, a float32
+# constant or table inside code that the tests run in float64).
+_DTYPE_CLASH = re.compile(
+    r"same dtype|expected scalar type (Float|Double)|Found dtype (Float|Double) but expected|"
+    r"expected (m1|mat1) and (m2|mat2) to have the same dtype|Double but found Float|Float but found Double"
+)
+DTYPE_CLASH_ADVICE = (
+    "float32 and float64 met in one operation: the tests run your code in float64 (after .double()), so every "
+    "tensor your code creates must follow its inputs' dtype (no .float() casts, no float32 constants or tables)."
+)
+
+
 def _format_error(error: dict) -> str:
-    text = f"{error.get('type', 'Exception')}: {error.get('message', '')}".rstrip(": ")
+    message = str(error.get("message", ""))
+    text = f"{error.get('type', 'Exception')}: {message}".rstrip(": ")
     where = error.get("where") or []
     if where:
         text += "\n  at " + "\n  at ".join(where)
+    if _DTYPE_CLASH.search(message):
+        text += "\n" + DTYPE_CLASH_ADVICE
     return text
 
 

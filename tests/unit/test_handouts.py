@@ -73,3 +73,34 @@ def test_each_lab_notebook_has_one_title(name):
     titles = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]
     assert len(titles) == 1, titles
     assert nb.cells[0].source.startswith("# ") and "this notebook imports it" in nb.cells[1].source
+
+
+def test_the_colab_cell_run_again_keeps_the_students_edited_file(tmp_path):
+    """The Colab cell's unzip, as the handout writes it, run a second time (after a restart, as the handout
+    invites) keeps the student's edited file instead of putting the stub back."""
+    import hashlib
+    import re
+    import shutil
+    import subprocess
+    import zipfile
+
+    if shutil.which("unzip") is None:
+        pytest.skip("no unzip on this machine")
+    text = handout_text(load_assignment("attention", KIT_ROOT))
+    line = next(ln for ln in text.splitlines() if ln.startswith("!unzip"))
+    assert " -o " not in line, "the Colab line must never overwrite: " + line
+    archive = tmp_path / "student.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("attention/attention.py", "# the stub\n")
+    command = re.sub(r"/content/student\.zip", str(archive), line[1:]).replace("-d /content", f"-d {tmp_path}")
+    subprocess.run(command, shell=True, check=True)
+    edited = tmp_path / "attention" / "attention.py"
+    edited.write_text("# the student's work\n")
+    before = hashlib.md5(edited.read_bytes()).hexdigest()
+    subprocess.run(command, shell=True, check=True)  # the cell run again
+    assert hashlib.md5(edited.read_bytes()).hexdigest() == before
+
+
+def test_the_handout_says_one_environment_serves_every_assignment():
+    text = handout_text(load_assignment("attention", KIT_ROOT))
+    assert "one environment serves them all" in " ".join(text.split())

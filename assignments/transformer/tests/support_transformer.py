@@ -89,9 +89,14 @@ def with_own_buffers(model, sd: dict) -> dict:
     return {**{k: v for k, v in own.items() if k not in sd}, **sd}
 
 
+TABLE_LAYOUTS = ("(max_len, d_model)", "(1, max_len, d_model)", "(max_len, 1, d_model)")
+
+
 def positional_table_keys(state: dict, max_len: int, d_model: int) -> list[str]:
-    """Keys of ``state`` whose tensor has the shape of a positional table ((max_len, d) or (1, max_len, d))."""
-    return [k for k, v in state.items() if tuple(v.shape)[-2:] == (max_len, d_model) and v.dim() <= 3]
+    """Keys of ``state`` whose tensor has the shape of a positional table in one of the usual layouts:
+    (max_len, d), (1, max_len, d) (batch first) or (max_len, 1, d) (PyTorch's own tutorial)."""
+    shapes = {(max_len, d_model), (1, max_len, d_model), (max_len, 1, d_model)}
+    return [k for k, v in state.items() if tuple(v.shape) in shapes]
 
 
 def causal(T: int) -> torch.Tensor:

@@ -27,6 +27,19 @@ def _counts(reference, seed, name):
     return reference.cooccurrence(corpus, reference.build_vocab(corpus), 6)
 
 
+def _expect_no_warnings(student, C, what):
+    """The contract's "no warning raised": the warnings of the same call, recorded in the worker."""
+    said = student.helper("warnings_of", "ppmi", C)
+    expect_true(
+        not said,
+        f"{what}: your ppmi raised {said[0] if said else ''}{f' (and {len(said) - 1} more)' if len(said) > 1 else ''}. "
+        "The contract asks for no warnings: a division or log of 0 is a defect even when the entry is fixed "
+        "afterwards. Compute only where C > 0 (np.divide(..., where=C > 0) / np.log(..., where=...)) or wrap "
+        "that line in `with np.errstate(divide='ignore', invalid='ignore'):`.",
+        got=said,
+    )
+
+
 def _expect_finite(got, what):
     a = as_array(got)
     bad = ~np.isfinite(a)
@@ -68,6 +81,7 @@ def test_zero_counts(student, reference, seed):
                 "together has no evidence of association: its PPMI is 0.", got=got)
     # 1e-10: same formula, different evaluation order
     expect_close(got, reference.ppmi(C), what, atol=1e-10, hint=HINT)
+    _expect_no_warnings(student, C, what)
 
 
 def test_all_zero_matrix(student, reference):
@@ -84,3 +98,5 @@ def test_all_zero_matrix(student, reference):
     # 1e-12: a few float64 logs of small counts
     expect_close(student.ppmi(C), reference.ppmi(C), "ppmi([[0, 0, 0], [0, 2, 1], [0, 1, 3]])", atol=1e-12,
                  hint="Only the empty word's row and column are 0; the other entries are max(ln(P(w,c)/(P(w)P(c))), 0).")
+    _expect_no_warnings(student, np.zeros((4, 4)), what)
+    _expect_no_warnings(student, C, "ppmi([[0, 0, 0], [0, 2, 1], [0, 1, 3]])")

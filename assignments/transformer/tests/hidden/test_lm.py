@@ -61,9 +61,20 @@ def test_state_dict_keys(student, reference):
     """TinyCausalLM: parameters are exactly embedding, blocks, norm and head (a positional buffer may sit beside them)"""
     kwargs = {"d_model": 16, "n_heads": 2, "d_ff": 24, "n_layers": 3, "max_len": 20}
     want = {k: tuple(v.shape) for k, v in reference.TinyCausalLM(7, **kwargs).state_dict().items()}
-    state = student.TinyCausalLM(7, **kwargs).state_dict()
-    table = positional_table_keys({k: v for k, v in state.items() if k not in want}, 20, 16)  # allowed
-    got = {k: tuple(v.shape) for k, v in state.items() if k not in table}
+    model = student.TinyCausalLM(7, **kwargs)
+    state = model.state_dict()
+    tables = positional_table_keys({k: v for k, v in state.items() if k not in want}, 20, 16)
+    if tables:  # a table is allowed as a buffer only: the contract's table is fixed, never learned
+        parameters = student.gradients(model, torch.zeros(1, 4, dtype=torch.long), wrt=(), params=True)["params"]
+        learned = sorted(k for k in tables if k in parameters)
+        expect_true(
+            not learned,
+            f"TinyCausalLM(7, d_model=16, ..., max_len=20): {learned} is a learned parameter of the shape of a "
+            "positional table. The contract's positional table is fixed (sinusoidal, no parameters): compute it, "
+            "or keep it with self.register_buffer(...), never as nn.Parameter or nn.Embedding.",
+            got=learned,
+        )
+    got = {k: tuple(v.shape) for k, v in state.items() if k not in tables}
     missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
 
     expect_true(
@@ -71,7 +82,8 @@ def test_state_dict_keys(student, reference):
         "TinyCausalLM(7, d_model=16, n_heads=2, d_ff=24, n_layers=3, max_len=20).state_dict(): "
         + (f"missing keys {missing}; " if missing else "") + (f"unexpected keys {extra}; " if extra else "")
         + "expected exactly the parameters of embedding, blocks.0-2 (TransformerBlock), norm and head (and, if "
-        "you keep one, the positional table as a buffer of shape (max_len, d_model)). Name the modules as the "
+        "you keep one, the positional table as a buffer of shape (max_len, d_model), (1, max_len, d_model) or "
+        "(max_len, 1, d_model)). Name the modules as the "
         "handout does, so that models of the same size load each other's weights.",
         got=sorted(got),
     )
