@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test proofs determinism mutants flakes lint bench gradescope-image student-setup clean
+.PHONY: help venv release stubs test proofs determinism snapshot mutants flakes lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ determinism: $(STAMP) ## grade the catalogue again under other CPU kernels, thre
 	@# without the pin (other kernels, two torch threads): a difference names a test on a knife edge; reported, not fatal,
 	@# since only the pinned grading is what students get
 	-$(PY) -m autograder determinism --settings unpinned
+
+snapshot: $(STAMP) ## write snapshots/<a>.json (every catalogue grading: points, kinds, names per test) and list what changed (after make release)
+	$(PY) -m autograder snapshot
 
 mutants: $(STAMP) ## derive one-site mutants of each reference: mutation score per assignment; fails on an unrecorded survivor
 	$(PY) -m autograder mutants

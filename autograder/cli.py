@@ -58,6 +58,12 @@ def _cmd_determinism(args: argparse.Namespace) -> int:
     return determinism_main(args.assignments or list_assignments(), args.settings)
 
 
+def _cmd_snapshot(args: argparse.Namespace) -> int:
+    from .snapshot import main as snapshot_main
+
+    return snapshot_main(args.assignments or list_assignments())
+
+
 def _cmd_mutants(args: argparse.Namespace) -> int:
     from .mutants import main as mutants_main
 
@@ -191,6 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     p.add_argument("--settings", nargs="+", default=["pinned", "unpinned"], choices=["pinned", "unpinned"])
     p.set_defaults(func=_cmd_determinism)
+
+    p = sub.add_parser("snapshot", help="write snapshots/<a>.json: every catalogue grading's points, kinds and names "
+                       "per test (from the release's cache); print what changed since the committed one")
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(func=_cmd_snapshot)
 
     p = sub.add_parser("mutants", help="derive one-site mutants of each reference; grade them; print the mutation "
                        "score and every survivor (fails on a survivor not recorded as equivalent)")

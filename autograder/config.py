@@ -46,6 +46,8 @@ class Assignment:
     uncaught: dict[str, str] = field(default_factory=dict)
     # [mistakes.<id>]: catalogued mistakes written here instead of as files (catalogue.py reads both)
     mistake_tables: dict[str, dict] = field(default_factory=dict)
+    # [mutants.equivalent]: derived mutants no test can kill -> why (read by ``make mutants``)
+    equivalent: dict[str, str] = field(default_factory=dict)
 
     @property
     def submit_file(self) -> str:
@@ -87,6 +89,7 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    _expect_known_keys(path, data)
     data.setdefault("points", {})  # an assignment may state all its points per function ([functions.<f>])
     for key in ("title", "module"):
         if key not in data:
@@ -119,6 +122,7 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         if key not in points:
             raise ConfigError(f"{path}: [uncaught] names {key}, which is not a test in [points]")
     mistake_tables = _mistake_tables(path, data.get("mistakes", {}), points)
+    equivalent = {str(k): str(v) for k, v in data.get("mutants", {}).get("equivalent", {}).items()}
     solution = kit_root / "solutions" / name / f"{module}.py"
     return Assignment(
         name=name,
@@ -135,7 +139,31 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         hidden_summary=hidden_summary,
         uncaught=uncaught,
         mistake_tables=mistake_tables,
+        equivalent=equivalent,
     )
+
+
+# Every key assignment.toml may hold, with the keys of its tables (None: any keys, e.g. test ids).
+SCHEMA: dict[str, dict | None] = {
+    "title": {}, "module": {}, "banned": {}, "test_timeout": {}, "run_timeout": {}, "worker_helpers": {},
+    "points": None, "functions": None, "visibility": None, "uncaught": None, "mistakes": None,
+    "feedback": {"hidden_summary": {}},
+    "mutants": {"equivalent": None},
+}
+
+
+def _expect_known_keys(path: Path, data: dict, schema: dict = SCHEMA, where: str = "") -> None:
+    """A misspelt key is an error that names the nearest valid one (``[visiblity]`` would otherwise do nothing)."""
+    import difflib
+
+    for key, value in data.items():
+        if key not in schema:
+            near = difflib.get_close_matches(key, list(schema), n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(sorted(schema))}"
+            raise ConfigError(f"{path}: unknown key {where + key!r}: {hint} (assignments/README.md lists every key)")
+        inner = schema[key]
+        if inner and isinstance(value, dict):
+            _expect_known_keys(path, value, inner, f"{where}{key}.")
 
 
 MISTAKE_KEYS = {"title": str, "explanation": str, "caught_by": list, "patch": list}

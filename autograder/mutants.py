@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .config import Assignment, load_assignment, tomllib
+from .config import Assignment, load_assignment
 
 SITES_PER_OPERATOR = 6  # per function: enough to find a blind spot, few enough for 10 minutes cold
 
@@ -270,8 +270,8 @@ def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
 
 
 def equivalents(assignment: Assignment) -> dict[str, str]:
-    data = tomllib.loads((assignment.root / "assignment.toml").read_text())
-    return dict(data.get("mutants", {}).get("equivalent", {}))
+    """``[mutants.equivalent]`` of the assignment (parsed with the rest of assignment.toml)."""
+    return dict(assignment.equivalent)
 
 
 @dataclass

@@ -70,3 +70,21 @@ def test_points_per_function_are_shared_by_weight_in_exact_quarters(tmp_path):
         assert "weights" in str(exc)
     else:
         raise AssertionError("a [functions] table without weights must be refused")
+
+
+@pytest.mark.parametrize(
+    "added, named",
+    [
+        ('\n[visiblity]\n"hidden/test_softmax.py::test_large_inputs" = "visible"\n', "'visibility'"),
+        ('\n[feedback]\nhidden_sumary = "points"\n', "'hidden_summary'"),
+        ('test_timout = 30\n', "'test_timeout'"),
+        ('\n[mutants.equivalents]\n"compare:softmax:0" = "why"\n', "'equivalent'"),
+    ],
+    ids=["visiblity", "hidden_sumary", "test_timout", "mutants.equivalents"],
+)
+def test_a_misspelt_key_is_an_error_that_names_the_nearest_valid_one(tmp_path, added, named):
+    root, toml = _copy(tmp_path)
+    toml.write_text(toml.read_text() + added if added.startswith("\n") else added + toml.read_text())  # a key: at the top
+    with pytest.raises(ConfigError) as refused:
+        load_assignment("attention", root)
+    assert "unknown key" in str(refused.value) and f"did you mean {named}" in str(refused.value), str(refused.value)
