@@ -18,6 +18,13 @@ fit this field to every site inside the reference's solution markers, one site p
 ``slice``          a slice bound moved by one
 ``no-zero-grad``   ``optimizer.zero_grad()`` removed
 ``train-mode``     ``.eval()`` becomes ``.train()``
+``constant``       a numeric constant (an eps, a base, a scale factor; a float, or an int of 100 or more)
+                   multiplied by 10 (divided, from 10 up)
+``sign``           ``a - b`` becomes ``a + b``; ``-x`` becomes ``x`` (x not a literal)
+``default``        a default argument of the function changed (a number times 2, plus 1 from 0;
+                   True and False swapped): the signature is the contract's, so a test must use it
+``offset``         ``x + 1`` / ``x - 1`` becomes ``x`` (an off-by-one)
+``swap-args``      the first two positional arguments of a call swapped, when both are names
 =================  ==================================================================
 
 Each mutant is graded by the whole suite, stopping at the first failing test (killed), through the
@@ -224,6 +231,56 @@ def _train_mode(node):
     return None
 
 
+def _constant(node):
+    """An eps, a base or a scale factor ten times off: ``1e-5`` -> ``1e-4``, ``10000.0`` -> ``1000.0``."""
+    if not isinstance(node, ast.Constant) or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return None
+    value = node.value
+    if isinstance(value, int) and abs(value) < 100 or value in (0.0, 1.0, -1.0):
+        return None  # indices, sizes, dims and the units of arithmetic: other operators' business
+    return ast.Constant(value / 10 if abs(value) >= 10 else value * 10)
+
+
+def _sign(node):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        return ast.BinOp(copy.deepcopy(node.left), ast.Add(), copy.deepcopy(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not isinstance(node.operand, ast.Constant):
+        return copy.deepcopy(node.operand)
+    return None
+
+
+def _default(node):
+    """The function's first changeable default: a number doubled (0 -> 1), True <-> False."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    new = copy.deepcopy(node)
+    for defaults in (new.args.defaults, new.args.kw_defaults):
+        for index, value in enumerate(defaults):
+            if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                defaults[index] = ast.Constant(not value.value)
+                return new
+            number = _int_value(value) if not isinstance(value, ast.Constant) else value.value
+            if isinstance(number, (int, float)) and not isinstance(number, bool):
+                defaults[index] = ast.Constant(number * 2 if number else 1) if number >= 0 else _int_node(number * 2)
+                return new
+    return None
+
+
+def _offset(node):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and _int_value(node.right) == 1:
+        return copy.deepcopy(node.left)
+    return None
+
+
+def _swap_args(node):
+    if isinstance(node, ast.Call) and len(node.args) >= 2 and all(isinstance(a, ast.Name) for a in node.args[:2]) \
+            and node.args[0].id != node.args[1].id:
+        new = copy.deepcopy(node)
+        new.args[0], new.args[1] = new.args[1], new.args[0]
+        return new
+    return None
+
+
 OPERATORS: dict[str, Callable] = {
     "no-scaling": _no_scaling,
     "transpose": _transpose,
@@ -240,6 +297,11 @@ OPERATORS: dict[str, Callable] = {
     "slice": _slice,
     "no-zero-grad": _no_zero_grad,
     "train-mode": _train_mode,
+    "constant": _constant,
+    "sign": _sign,
+    "default": _default,
+    "offset": _offset,
+    "swap-args": _swap_args,
 }
 
 
@@ -345,9 +407,11 @@ def derive(source: str) -> list[Mutant]:
 
 
 def _candidate_nodes(fnode: ast.AST, solution: set[int]) -> list[ast.AST]:
+    """The nodes of what students write (inside the solution markers), and the function itself first: its
+    signature (defaults) is the contract's, which a student may also get wrong."""
     nodes = [n for n in ast.walk(fnode) if getattr(n, "lineno", None) in solution]
     nodes.sort(key=lambda n: (n.lineno, n.col_offset, type(n).__name__))
-    return nodes
+    return [fnode, *nodes] if any(getattr(n, "lineno", None) in solution for n in ast.walk(fnode)) else nodes
 
 
 def main(names: list[str]) -> int:
