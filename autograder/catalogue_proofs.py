@@ -154,6 +154,19 @@ def hidden_tests_catch_mistakes(evidence: Evidence, report: Report) -> None:
     )
 
 
+@proof("every function of the stub is named by a test (or `[untested_functions]` in `assignment.toml` says how it is graded)")
+def every_function_is_tested(evidence: Evidence, report: Report) -> None:
+    from .functions import untested
+
+    missing = untested(evidence.assignment)
+    report.check(
+        not missing,
+        "every function of the stub is named by a test"
+        + (f" (not: {missing}: write a test whose docstring starts with `<function>:`, or say in [untested_functions] "
+           "how it is graded)" if missing else ""),
+    )
+
+
 @proof("the catalogue has at least 10 mistakes, and `corpus/`, when there is one, at least 3 implementations")
 def catalogue_is_large_enough(evidence: Evidence, report: Report) -> None:
     report.check(len(evidence.mistakes) >= 10, f"at least 10 catalogued mistakes ({len(evidence.mistakes)})")

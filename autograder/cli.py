@@ -81,7 +81,7 @@ def _cmd_points(args: argparse.Namespace) -> int:
 def _cmd_new(args: argparse.Namespace) -> int:
     from .scaffold import main as scaffold_main
 
-    return scaffold_main(args.name, args.function, Path(args.root) if args.root else None, args.title)
+    return scaffold_main(args.name, args.function or ["scale"], Path(args.root) if args.root else None, args.title)
 
 
 def _cmd_rename_test(args: argparse.Namespace) -> int:
@@ -219,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
         "the course entry)",
     )
     p.add_argument("name", help="the assignment, also the module students submit (<name>.py); a lowercase identifier")
-    p.add_argument("--function", default="scale", help="the toy function's name (default scale)")
+    p.add_argument("--function", action="append", default=None,
+                   help="a function students write (repeat for several: --function a --function b; default scale)")
     p.add_argument("--title", help="the assignment's title (default 'Scaling a tensor')")
     p.add_argument("--root", help="the kit's root to write into (default: this kit)")
     p.set_defaults(func=_cmd_new)

@@ -48,6 +48,8 @@ class Assignment:
     mistake_tables: dict[str, dict] = field(default_factory=dict)
     # [mutants.equivalent]: derived mutants no test can kill -> why (read by ``make mutants``)
     equivalent: dict[str, str] = field(default_factory=dict)
+    # [untested_functions]: functions of the stub no test names -> how they are graded (functions.py)
+    untested: dict[str, str] = field(default_factory=dict)
 
     @property
     def submit_file(self) -> str:
@@ -140,13 +142,14 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         uncaught=uncaught,
         mistake_tables=mistake_tables,
         equivalent=equivalent,
+        untested={str(k): str(v) for k, v in data.get("untested_functions", {}).items()},
     )
 
 
 # Every key assignment.toml may hold, with the keys of its tables (None: any keys, e.g. test ids).
 SCHEMA: dict[str, dict | None] = {
     "title": {}, "module": {}, "banned": {}, "test_timeout": {}, "run_timeout": {}, "worker_helpers": {},
-    "points": None, "functions": None, "visibility": None, "uncaught": None, "mistakes": None,
+    "points": None, "functions": None, "visibility": None, "uncaught": None, "mistakes": None, "untested_functions": None,
     "feedback": {"hidden_summary": {}},
     "mutants": {"equivalent": None},
 }

@@ -1,20 +1,22 @@
 """``python -m autograder new <name>``: a new assignment that releases on day one.
 
-It writes, from ``templates/new_assignment/``, a complete assignment around one toy function
-(``scale(x, factor)``, or ``--function NAME``) that passes the release's self-check as it is:
+It writes, from ``templates/new_assignment/``, a complete assignment around one toy function per
+``--function`` (``scale(x, factor)`` by default; ``--function a --function b`` for two) that passes the
+release's self-check as it is:
 
-* ``solutions/<name>/<name>.py``, the reference with its solution markers;
-* ``assignments/<name>/assignment.toml`` (points summing to 100, module, time limits, and the ten
-  catalogued mistakes the self-check asks for as ``[mistakes.<id>]`` tables, each a one-line patch
-  of the reference that a hidden case catches and the diagnosis names), ``handout.md``,
-  ``do_nothing.py``, one public and one hidden test using the kit's fixtures (``student``,
-  ``reference``, ``gen``) and ``autograder.checks``;
+* ``solutions/<name>/<name>.py``, the reference with its solution markers (one function each);
+* ``assignments/<name>/assignment.toml`` (points summing to 100: 20 public and 80 hidden, shared by the
+  functions; module, time limits, and ten catalogued mistakes per function as ``[mistakes.<id>]``
+  tables, each a one-line patch of the reference that a hidden case catches and the diagnosis names),
+  ``handout.md`` (a section per function), ``do_nothing.py``, one public test per function (one file)
+  and one hidden test file per function, using the kit's fixtures (``student``, ``reference``,
+  ``gen``) and ``autograder.checks``;
 * an ``[[assignment]]`` table appended to ``course.toml`` (dated a week after the last deadline);
-* the toy function's marker registered in the students' ``pytest.ini`` (``templates/student_pytest.ini``,
-  the same file in every assignment: ``pytest -m scale``), and ``student_template/`` regenerated, as
-  ``make release`` would.
+* ``student_template/<name>/`` regenerated, as ``make release`` would: its ``pytest.ini`` registers one
+  marker per function (generated per assignment, ``functions.py``), so ``pytest -m <function>`` works
+  and no other assignment's files change.
 
-The author then replaces the toy (reference, tests, handout, do-nothing, mistakes) with the real
+The author then replaces each toy (reference, tests, handout, do-nothing, mistakes) with the real
 function, one file at a time, running ``python -m autograder release <name>`` to prove each step.
 Nothing is written when the name is taken or is not a lowercase Python identifier; a failure
 half-way removes what was written.
@@ -43,10 +45,13 @@ NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Names a student's module must not take: the kit's own folders and modules next to the student's file
 # in student.zip (conftest.py, autograder/), and pytest's test files.
 RESERVED = {"autograder", "assignments", "solutions", "student_template", "tests", "conftest", "dist", "build"}
-PYTEST_INI = "autograder/templates/student_pytest.ini"  # the students' pytest.ini: one marker per graded function
-TOY_LINE = "return x * factor"  # the reference's one solution line, which every mistake patches
+def toy_line(function: str) -> str:
+    """The toy's one solution line, which each of its mistakes patches (named per function, so it is unique)."""
+    return f"{function}_result = x * factor"
 
-# The ten catalogued mistakes of the toy: (id, title, what the student reads, the line replacing TOY_LINE).
+
+# The ten catalogued mistakes of the toy: (id, title, what the student reads, the line replacing toy_line's
+# ``return`` form: its expression is what ``<function>_result`` becomes).
 # Each fails at least one case of the hidden test (which case is said in the explanation's last words).
 MISTAKES = (
     (
@@ -142,68 +147,76 @@ def check_function(function: str, name: str) -> None:
         raise ScaffoldError(f"--function {function!r} would clash with the toy's import, its arguments or its public test file")
 
 
+def check_functions(functions: list[str], name: str) -> None:
+    if not functions or len(set(functions)) != len(functions):
+        raise ScaffoldError(f"--function: give each function once (got {functions})")
+    for function in functions:
+        check_function(function, name)
+
+
 def _fill(text: str, values: dict[str, str]) -> str:
     for key, value in values.items():
         text = text.replace(f"@{key}@", value)
     return text
 
 
-def _mistake(function: str, test_key: str, mistake: tuple[str, str, str, str]) -> str:
+def _mistake(function: str, test_key: str, mistake: tuple[str, str, str, str], prefix: str) -> str:
     """One ``[mistakes.<id>]`` table of assignment.toml (JSON strings are valid TOML basic strings)."""
     mistake_id, title, explanation, line = mistake
+    patched = f"{function}_result = {line.removeprefix('return ')}"
     return (
-        f"\n[mistakes.{mistake_id}]\n"
+        f"\n[mistakes.{prefix}{mistake_id}]\n"
         f"title = {json.dumps(title.replace('@FUNCTION@', function))}\n"
         f"explanation = {json.dumps(explanation)}\n"
         f"caught_by = [{json.dumps(test_key)}]\n"
-        f"patch = [[{json.dumps(TOY_LINE)}, {json.dumps(line)}]]\n"
+        f"patch = [[{json.dumps(toy_line(function))}, {json.dumps(patched)}]]\n"
     )
 
 
-def assignment_files(name: str, function: str = "scale", title: str | None = None) -> dict[str, str]:
-    """Every file of the new assignment, by path relative to the kit's root."""
-    values = {"NAME": name, "MODULE": name, "FUNCTION": function, "TITLE": title or "Scaling a tensor"}
-    template = {p.name: p.read_text() for p in TEMPLATES.glob("*.tmpl")}
+def _shares(total_quarters: int, n: int) -> list[float]:
+    """``total_quarters`` quarter points shared by n functions (the remainder to the first), in points."""
+    base, extra = divmod(total_quarters, n)
+    return [(base + (1 if i < extra else 0)) / 4 for i in range(n)]
+
+
+def _points(name: str, functions: list[str]) -> str:
+    lines = [f'"public/test_{name}_public.py::test_{f}_example" = {p:g}' for f, p in zip(functions, _shares(80, len(functions)))]
+    lines += [f'"hidden/test_{f}.py::test_matches_reference" = {p:g}   # its 4 parametrized cases share these points'
+              for f, p in zip(functions, _shares(320, len(functions)))]
+    return "\n".join(lines) + "\n"
+
+
+def assignment_files(name: str, function: str | list[str] = "scale", title: str | None = None) -> dict[str, str]:
+    """Every file of the new assignment, by path relative to the kit's root (one toy per function)."""
+    functions = [function] if isinstance(function, str) else list(function)
+    values = {"NAME": name, "MODULE": name, "TITLE": title or "Scaling a tensor"}
+    template = {p.name.removesuffix(".tmpl"): p.read_text() for p in TEMPLATES.glob("*.tmpl")}
+
+    def each(piece: str, sep: str) -> str:
+        return sep.join(_fill(template[piece], {**values, "FUNCTION": f}).rstrip("\n") for f in functions) + "\n"
+
+    values.update({"FUNCTIONS": each("function.py", "\n\n\n"), "TESTS": each("test_public_case.py", "\n\n\n"),
+                   "ROWS": each("handout_row.md", "\n").rstrip("\n"), "SECTIONS": each("handout_function.md", "\n\n").rstrip("\n"),
+                   "POINTS": _points(name, functions).rstrip("\n")})
     a = f"assignments/{name}"
     files = {
-        f"solutions/{name}/{name}.py": template["solution.py.tmpl"],
-        f"{a}/assignment.toml": template["assignment.toml.tmpl"],
-        f"{a}/handout.md": template["handout.md.tmpl"],
-        f"{a}/do_nothing.py": template["do_nothing.py.tmpl"],
-        f"{a}/tests/public/test_{name}_public.py": template["test_public.py.tmpl"],
-        f"{a}/tests/hidden/test_{function}.py": template["test_hidden.py.tmpl"],
+        f"solutions/{name}/{name}.py": _fill(template["solution.py"], values),
+        f"{a}/assignment.toml": _fill(template["assignment.toml"], values),
+        f"{a}/handout.md": _fill(template["handout.md"], values),
+        f"{a}/do_nothing.py": _fill(_fill(template["do_nothing.py"], values), {"FUNCTIONS": each("do_nothing_function.py", "\n\n\n")}),
+        f"{a}/tests/public/test_{name}_public.py": _fill(template["test_public.py"], values),
     }
-    files = {path: _fill(text, values) for path, text in files.items()}
-    hidden_key = f"hidden/test_{function}.py::test_matches_reference"
+    for f in functions:
+        files[f"{a}/tests/hidden/test_{f}.py"] = _fill(template["test_hidden.py"], {**values, "FUNCTION": f})
     files[f"{a}/assignment.toml"] += (
         "\n# The classic mistakes the self-check grades and the diagnosis names: each a title, what the student\n"
         "# reads, the tests that must catch it, and the line edits of the reference that make it\n"
         "# (patch = [[old line(s), new line(s)], ...]). A long catalogue may live in mistakes/<id>.py files instead.\n"
-    ) + "".join(_mistake(function, hidden_key, mistake) for mistake in MISTAKES)
+    ) + "".join(
+        _mistake(f, f"hidden/test_{f}.py::test_matches_reference", mistake, f"{f}_" if len(functions) > 1 else "")
+        for f in functions for mistake in MISTAKES
+    )
     return files
-
-
-def register_marker(ini: str, function: str, name: str) -> str:
-    """The students' pytest.ini with ``function``'s marker registered for ``name`` (the file is the same in
-    every assignment, so each marker says which assignments grade that function, in name order)."""
-    lines = ini.rstrip("\n").split("\n")
-    standard = re.compile(rf"^(\s+){re.escape(function)}: the public tests of {re.escape(function)} \((.*)\)\s*$")
-    for i, line in enumerate(lines):
-        found = standard.match(line)
-        if found:
-            names = sorted({*(n.strip() for n in found.group(2).split(",")), name})
-            lines[i] = f"{found.group(1)}{function}: the public tests of {function} ({', '.join(names)})"
-            return "\n".join(lines) + "\n"
-        if line.strip().split(":")[0].strip() == function and line[:1].isspace():
-            return ini  # registered in a form of its own: left as the author wrote it
-    start = next((i for i, line in enumerate(lines) if line.split("=")[0].strip() == "markers"), None)
-    if start is None:
-        raise ScaffoldError(f"{PYTEST_INI} has no `markers =` setting to register {function} in")
-    end = start + 1
-    while end < len(lines) and lines[end][:1].isspace() and lines[end].strip():
-        end += 1
-    lines.insert(end, f"    {function}: the public tests of {function} ({name})")
-    return "\n".join(lines) + "\n"
 
 
 def course_entry(name: str, course_text: str) -> str:
@@ -234,22 +247,10 @@ def _listed(name: str, course_text: str) -> bool:
         return False
 
 
-def scaffold(name: str, function: str = "scale", root: Path = KIT_ROOT, title: str | None = None) -> list[str]:
-    """Write the assignment ``name`` under the kit ``root``; the lines to print (what was written, what next)."""
-    root = Path(root).resolve()
-    if not (root / "assignments").is_dir():
-        raise ScaffoldError(f"{root} is not the kit's root (it has no assignments/ folder); pass --root")
-    check_name(name, root)
-    check_function(function, name)
-    if title is not None and (not title.strip() or any(c in title for c in '"\\\n')):
-        raise ScaffoldError(
-            f"--title {title!r}: one line, without double quotes or backslashes (it goes into TOML and a docstring)"
-        )
-    files = assignment_files(name, function, title)
+def _write(name: str, root: Path, files: dict[str, str]) -> str:
+    """Write the files, the course entry and the student template; undo everything on any failure."""
     course_path = root / "course.toml"
     course_text = course_path.read_text() if course_path.is_file() else None
-    ini_path = root / PYTEST_INI
-    ini_text = ini_path.read_text() if ini_path.is_file() else None
     created = [root / "assignments" / name, root / "solutions" / name, root / "student_template" / name]
     template_existed = created[2].exists()
     try:
@@ -259,57 +260,56 @@ def scaffold(name: str, function: str = "scale", root: Path = KIT_ROOT, title: s
             path.write_text(text)
         assignment = load_assignment(name, root)  # the same reading every command does
         course_note = _add_to_course(name, course_path, course_text)
-        if ini_text is not None:
-            ini_path.write_text(register_marker(ini_text, function, name))
         from .release import write_student_template
 
         write_student_template(assignment, root)
     except BaseException:
         for folder in created[:2] + ([] if template_existed else created[2:]):
             shutil.rmtree(folder, ignore_errors=True)
-        for path, text in ((course_path, course_text), (ini_path, ini_text)):
-            if text is not None:
-                path.write_text(text)
+        if course_text is not None:
+            course_path.write_text(course_text)
         raise
-    stale = _regenerate_others(name, root) if ini_text is not None and ini_path.read_text() != ini_text else []
-    a = f"assignments/{name}"
+    return course_note
+
+
+def scaffold(name: str, function: str | list[str] = "scale", root: Path = KIT_ROOT, title: str | None = None) -> list[str]:
+    """Write the assignment ``name`` under the kit ``root``; the lines to print (what was written, what next)."""
+    functions = [function] if isinstance(function, str) else list(function)
+    root = Path(root).resolve()
+    if not (root / "assignments").is_dir():
+        raise ScaffoldError(f"{root} is not the kit's root (it has no assignments/ folder); pass --root")
+    check_name(name, root)
+    check_functions(functions, name)
+    if title is not None and (not title.strip() or any(c in title for c in '"\\\n')):
+        raise ScaffoldError(
+            f"--title {title!r}: one line, without double quotes or backslashes (it goes into TOML and a docstring)"
+        )
+    files = assignment_files(name, functions, title)
+    course_note = _write(name, root, files)
+    a, listed = f"assignments/{name}", ", ".join(functions)
     rows = [
         (f"solutions/{name}/{name}.py", "the reference: # BEGIN/END SOLUTION becomes the student's stub"),
-        (f"{a}/assignment.toml", f"points (20 public + 80 hidden = 100), time limits, {len(MISTAKES)} catalogued mistakes"),
-        (f"{a}/handout.md", "the student's README.md"),
-        (f"{a}/tests/public/", "one public test, shipped to students"),
-        (f"{a}/tests/hidden/", "one hidden test, 4 cases"),
+        (f"{a}/assignment.toml", f"points (20 public + 80 hidden = 100), time limits, {len(MISTAKES) * len(functions)} "
+                                 "catalogued mistakes"),
+        (f"{a}/handout.md", "the student's README.md (a section per function)"),
+        (f"{a}/tests/public/", f"one public test per function ({len(functions)}), shipped to students"),
+        (f"{a}/tests/hidden/", f"one hidden test file per function ({len(functions)}), 4 cases each"),
         (f"{a}/do_nothing.py", "computes nothing; must earn 0"),
         ("course.toml", course_note),
-        (PYTEST_INI, f"registers the marker {function} (`pytest -m {function}` in the student's folder)"),
-        (f"student_template/{name}/", "generated, as make release does (and every student_template/*/pytest.ini)"),
+        (f"student_template/{name}/", f"generated, as make release does; its pytest.ini has a marker per function "
+                                      f"(`pytest -m {functions[0]}`)"),
     ]
     width = max(len(path) for path, _ in rows)
     return [
-        f"new assignment {name!r} ({len(files)} files): students submit {name}.py and write one function, {function}",
+        f"new assignment {name!r} ({len(files)} files): students submit {name}.py and write {len(functions)} "
+        f"function{'s' if len(functions) > 1 else ''}: {listed}",
         *(f"  {path:<{width}}  {what}" for path, what in rows),
-        *(f"  note: student_template/{other}/ was not regenerated ({why}); run make stubs" for other, why in stale),
         "",
         "It releases as it is (self-check included):",
         f"  .venv/bin/python -m autograder release {name} --out /tmp/dist-{name}",
-        f"Then replace the toy {function} with your function, one file at a time (assignments/README.md, "
-        '"Authoring an assignment"), releasing after each step.',
+        f"Then replace each toy ({listed}) with your function, one file at a time (assignments/README.md, "
+        '"Authoring an assignment"), releasing after each step. No other assignment\'s files were changed.',
     ]
-
-
-def _regenerate_others(name: str, root: Path) -> list[tuple[str, str]]:
-    """Every other student_template/<a>/ again (their pytest.ini changed); (assignment, why) of those that failed."""
-    from .config import list_assignments
-    from .release import write_student_template
-
-    failed = []
-    for other in list_assignments(root):
-        if other != name and (root / "student_template" / other).is_dir():
-            try:
-                write_student_template(load_assignment(other, root), root)
-            except Exception as exc:  # noqa: BLE001 - another assignment's sources are its author's to fix
-                failed.append((other, " ".join(str(exc).split())[:200]))
-    return failed
 
 
 def _add_to_course(name: str, course_path: Path, course_text: str | None) -> str:
@@ -321,7 +321,7 @@ def _add_to_course(name: str, course_path: Path, course_text: str | None) -> str
     return "[[assignment]] appended (last in the course's order; check its dates)"
 
 
-def main(name: str, function: str = "scale", root: Path | None = None, title: str | None = None) -> int:
+def main(name: str, function: str | list[str] = "scale", root: Path | None = None, title: str | None = None) -> int:
     for line in scaffold(name, function, root or KIT_ROOT, title):
         print(line)
     return 0

@@ -148,7 +148,7 @@ def student_files(
     conftest = (TEMPLATES / "student_conftest.py").read_text().replace("@MODULE@", assignment.module)
     files["conftest.py"] = conftest.replace('"@BANNED@"', repr(list(assignment.banned))).encode()
     files["autograder/banned.py"] = (Path(__file__).parent / "banned.py").read_bytes()  # local banned-name scan
-    files["pytest.ini"] = (TEMPLATES / "student_pytest.ini").read_bytes()
+    files["pytest.ini"] = student_pytest_ini(assignment).encode()
     files["autograder/__init__.py"] = b'"""Only the checks the public tests use; the real grader is not shipped."""\n'
     files["autograder/checks.py"] = (Path(__file__).parent / "checks.py").read_bytes()
     public = assignment.tests_dir / "public"
@@ -190,3 +190,15 @@ def write_student_template(assignment: Assignment, kit_root: Path = KIT_ROOT) ->
             elif path.is_dir() and not any(path.iterdir()):
                 path.rmdir()
     return target
+
+
+def student_pytest_ini(assignment: Assignment) -> str:
+    """The students' pytest.ini: one marker per function this assignment grades (``functions.py``), so
+    ``pytest -m <function>`` selects its public tests; generated per assignment, so adding an assignment
+    never changes another's files."""
+    from .functions import graded_functions
+
+    names = graded_functions(assignment)
+    markers = "\n".join(f"    {name}: the public tests of {name}" for name in names)
+    text = (TEMPLATES / "student_pytest.ini").read_text()
+    return text.replace("@MARKERS@", markers).replace("@FIRST@", names[0] if names else "<function>")

@@ -61,17 +61,27 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     kit = _copy_kit(tmp_path / "kit")
     course_before = (kit / "course.toml").read_text()
 
-    made = _cli(kit, "new", NAME, "--root", str(kit))
+    others_before = {p: p.read_bytes() for p in (kit / "student_template").rglob("*") if p.is_file()}
+    made = _cli(kit, "new", NAME, "--function", "scale", "--function", "shift", "--root", str(kit))
     assert made.returncode == 0, made.stdout + made.stderr
     assert (kit / "solutions" / NAME / f"{NAME}.py").is_file()
     made_files = [p for p in (kit / "assignments" / NAME).rglob("*") if p.is_file()]
-    assert len(made_files) == 5, made_files  # assignment.toml, handout, do_nothing, two tests (+ the reference)
+    # assignment.toml, handout, do_nothing, one public test file and a hidden test file per function (+ the reference)
+    assert len(made_files) == 6, made_files
     tables = tomllib.loads((kit / "assignments" / NAME / "assignment.toml").read_text())["mistakes"]
-    assert len(tables) == len(scaffold.MISTAKES) >= 10  # the catalogue is tables of assignment.toml, not files
+    assert len(tables) == 2 * len(scaffold.MISTAKES) >= 20  # the catalogue is tables of assignment.toml, not files
     assert (kit / "course.toml").read_text().startswith(course_before)
     assert f'name = "{NAME}"' in (kit / "course.toml").read_text()
     assert (kit / "student_template" / NAME / f"{NAME}.py").is_file()
-    assert f"scale: the public tests of scale ({NAME})" in (kit / "autograder/templates/student_pytest.ini").read_text()
+    ini = (kit / "student_template" / NAME / "pytest.ini").read_text()
+    assert "    scale: the public tests of scale" in ini and "    shift: the public tests of shift" in ini
+    changed = [str(p) for p, data in others_before.items() if not p.is_file() or p.read_bytes() != data]
+    assert not changed, f"new changed other assignments' files: {changed}"
+    for function in ("scale", "shift"):  # the student's folder selects each function's public test
+        folder = kit / "student_template" / NAME
+        run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", function, "-p", "no:cacheprovider"],
+                             cwd=folder, capture_output=True, text=True, timeout=120)
+        assert f"test_{function}_example" in run.stdout and run.stdout.count("::test_") == 1, run.stdout + run.stderr
 
     again = _cli(kit, "new", NAME, "--root", str(kit))
     assert again.returncode == 2 and "exists already" in again.stderr, again.stderr
@@ -81,7 +91,7 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     seconds = time.monotonic() - started
     print(f"\nscaffold-to-release: `release {NAME}` with its self-check took {seconds:.0f} s")
     assert release.returncode == 0, f"release failed after {seconds:.0f} s:\n{release.stdout[-4000:]}\n{release.stderr[-3000:]}"
-    assert "at least 10 catalogued mistakes (10)" in release.stdout
+    assert "at least 10 catalogued mistakes (20)" in release.stdout
 
     with zipfile.ZipFile(tmp_path / "dist" / NAME / "student.zip") as zf:
         stub = zf.read(f"{NAME}/{NAME}.py").decode()
@@ -179,10 +189,19 @@ def test_the_files_are_consistent_for_another_function_name(tmp_path):
         assert out.shape != x.shape or out.dtype != x.dtype or not torch.allclose(out, x * -1.5), entry.name
 
 
-def test_the_marker_is_registered_once_with_every_assignment_that_grades_it():
-    ini = "[pytest]\nmarkers =\n    generate: the public tests of generate (decoding, transformer)\n    train: x\n# after\n"
-    added = scaffold.register_marker(ini, "generate", "beam")
-    assert "    generate: the public tests of generate (beam, decoding, transformer)\n" in added
-    new = scaffold.register_marker(ini, "scale", "toy")
-    assert new.splitlines()[4] == "    scale: the public tests of scale (toy)" and new.endswith("# after\n")
-    assert scaffold.register_marker(ini, "train", "toy") == ini  # registered in a form of its own: left alone
+def test_two_functions_get_their_own_tests_points_mistakes_and_handout_sections(tmp_path):
+    files = scaffold.assignment_files("toy", ["scale", "shift"])
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assignment = load_assignment("toy", tmp_path)
+    assert assignment.total_points == 100
+    assert {k.split("::")[0] for k in assignment.points if k.startswith("hidden/")} == {"hidden/test_scale.py", "hidden/test_shift.py"}
+    handout = files["assignments/toy/handout.md"]
+    assert "### `scale`" in handout and "### `shift`" in handout
+    from autograder.catalogue import read_catalogue
+
+    mistakes = read_catalogue(assignment, "mistake")
+    assert len(mistakes) == 20 and {m.caught_by[0].split("::")[0] for m in mistakes} == {"hidden/test_scale.py", "hidden/test_shift.py"}
+    with pytest.raises(scaffold.ScaffoldError, match="each function once"):
+        scaffold.check_functions(["scale", "scale"], "toy")

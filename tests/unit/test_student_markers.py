@@ -53,9 +53,11 @@ with open(sys.argv[2], "w") as f:
 '''
 
 
-def registered_markers() -> dict[str, str]:
-    """{marker: description} from the student's pytest.ini (the same file in every assignment)."""
-    text = (TEMPLATES / "student_pytest.ini").read_text()
+def registered_markers(name: str) -> dict[str, str]:
+    """{marker: description} from the pytest.ini of assignment ``name``'s student folder (generated per assignment)."""
+    from autograder.student_folder import student_pytest_ini
+
+    text = student_pytest_ini(load_assignment(name, KIT_ROOT))
     block = re.search(r"^markers =\n((?:[ \t]+.*\n?)+)", text, re.MULTILINE)
     assert block, "the student's pytest.ini registers no markers"
     return {name.strip(): about.strip() for name, about in (line.split(":", 1) for line in block.group(1).splitlines())}
@@ -104,7 +106,7 @@ def test_the_handouts_example_selects_that_functions_public_tests(name, collecte
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_public_test_carries_the_marker_of_the_function_it_grades(name, collected):
-    registered = registered_markers()
+    registered = registered_markers(name)
     graded = {test: function for function, tests in public_tests_by_function(load_assignment(name, KIT_ROOT)).items()
               for _, test, _ in tests}  # fmt: skip
     items = collected[name][0]["items"]
@@ -118,15 +120,15 @@ def test_every_public_test_carries_the_marker_of_the_function_it_grades(name, co
         )
 
 
-def test_the_student_pytest_ini_registers_each_graded_function_once_and_says_where():
-    uses: dict[str, list[str]] = {}
-    for name in NAMES:
-        for function in public_tests_by_function(load_assignment(name, KIT_ROOT)):
-            uses.setdefault(function, []).append(name)
-    registered = registered_markers()
-    assert set(registered) == set(uses), (
-        f"autograder/templates/student_pytest.ini: add {sorted(set(uses) - set(registered))}, "
-        f"remove {sorted(set(registered) - set(uses))}"
-    )
-    for function, names in uses.items():
-        assert registered[function] == f"the public tests of {function} ({', '.join(names)})", registered[function]
+@pytest.mark.parametrize("name", NAMES)
+def test_the_student_pytest_ini_registers_each_graded_function_once_and_says_where(name):
+    """Each assignment's pytest.ini registers exactly its own functions: every function of the stub and every
+    function a public test names, nothing of another assignment (so adding one never changes another's zip)."""
+    from autograder.functions import stub_functions
+
+    assignment = load_assignment(name, KIT_ROOT)
+    registered = registered_markers(name)
+    wanted = set(stub_functions(assignment.solution.read_text())) | set(public_tests_by_function(assignment))
+    assert set(registered) == wanted, f"add {sorted(wanted - set(registered))}, remove {sorted(set(registered) - wanted)}"
+    for function in registered:
+        assert registered[function] == f"the public tests of {function}", registered[function]
