@@ -154,7 +154,7 @@ def combined_source(assignment: Assignment, entries: list[CatalogueEntry]) -> st
     source = assignment.solution.read_text()
     for entry in entries:
         if entry.patch:
-            source = apply_patch(source, entry.patch, f"{entry.path}")
+            source = apply_patch(source, entry.patch, f"mistake {entry.name} ({entry.path})")
     return source + "".join(f"\n\n# ---- {e.kind}: {e.name} ----\n" + e.code for e in entries)
 
 

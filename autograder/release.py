@@ -185,7 +185,7 @@ def _release_one(
             with _PRINT:
                 print(report.text(), flush=True)
             if not report.ok:
-                print(f"[{name}] self-check FAILED: dist/{name}/ was not written.", file=sys.stderr, flush=True)
+                print(f"[{name}] self-check FAILED: {out / name}/ was not written.", file=sys.stderr, flush=True)
                 return name, None, list(report.problems)
             (staged / "selfcheck.txt").write_text(report.text() + "\n")
             table = report.markdown_table()
