@@ -10,6 +10,7 @@ from typing import Any, Iterable
 
 from .config import Assignment
 from .scoring import OUTPUT_LIMIT_PER_TEST, TestResult, bound_text, collapse_feedback, function_summary
+from .text_limits import cut
 
 
 def results_document(
@@ -144,7 +145,7 @@ def clean_text(value: Any, limit: int | None = None) -> str:
     text = value if isinstance(value, str) else str(value)
     text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").translate(_CONTROL)
     if limit is not None and len(text) > limit:
-        text = text[:limit] + f"\n[... {len(text) - limit} more characters not shown]"
+        text = cut(text, limit, "\n[... {n} more characters not shown]")
     return text
 
 

@@ -24,6 +24,7 @@ import torch
 from .checks import Feedback, recording
 from .config import Assignment
 from .seam import Deadlines, load_module
+from .text_limits import cut
 
 log = logging.getLogger("autograder.scoring")
 OUTPUT_CHARS_PER_TEST = 2000
@@ -391,6 +392,5 @@ def collapse_feedback(entries: list[dict]) -> None:
 
 
 def bound_text(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit].rstrip() + f"\n… ({len(text) - limit} more characters cut)"
+    """``text`` within ``limit`` characters, cut where a sentence (or a paragraph) ends (``text_limits.cut``)."""
+    return cut(text, limit)
