@@ -283,7 +283,7 @@ def function_summary(
     Tests a student sees now (``visible``): "passed", or the one most likely cause (the
     first catalogued mistake recognised, else the first failing check's first line).
     Tests whose details come later: points lost and what those tests check ("-14 in
-    hidden tests of: fully blocked rows ..."), as ``hidden_summary`` allows:
+    hidden tests that check: fully blocked rows ..."), as ``hidden_summary`` allows:
     ``off`` (nothing), ``points``, ``categories`` (the default) or ``causes`` (also the
     likely mistake's title). Hidden inputs, expected values and outputs never appear.
     """
@@ -315,7 +315,7 @@ def function_summary(
                 text = f"-{_points(lost)} in hidden tests"
                 if hidden_summary in ("categories", "causes") and not missing:
                     categories = list(dict.fromkeys(_category(t.name) for t in later if t.score < t.max_score))
-                    text += " of: " + bound_line("; ".join(categories), CATEGORY_CHARS)
+                    text += " that check: " + bound_line("; ".join(categories), CATEGORY_CHARS)
                 if hidden_summary == "causes":
                     cause = next((titles[m] for t in later for m in t.diagnoses if m in titles), None)
                     if cause:

@@ -30,7 +30,7 @@ HIDDEN_LOSS = [
 
 def test_hidden_losses_are_named_with_points_and_category_but_no_details():
     text = function_summary(HIDDEN_LOSS)
-    assert "- scaled_dot_product_attention: public tests passed; -14 in hidden tests of: fully blocked rows give zeros\n" in (
+    assert "- scaled_dot_product_attention: public tests passed; -14 in hidden tests that check: fully blocked rows give zeros\n" in (
         text + "\n"
     )
     assert "- softmax: passed" in text
@@ -125,8 +125,8 @@ def test_a_function_failing_only_because_of_another_says_which():
         _test("next_token_probs: top-p keeps the crossing token", 0, 4, diagnoses=["top_p_excludes_crossing"]),
     ]
     text = function_summary(tests, changes={"top_p_excludes_crossing": {"next_token_probs"}})
-    assert "- sample_next: -3.5 in hidden tests of: frequencies match; fails because `next_token_probs` is wrong" in text
-    assert "next_token_probs: -4 in hidden tests of: top-p keeps the crossing token\n" in text + "\n"
+    assert "- sample_next: -3.5 in hidden tests that check: frequencies match; fails because `next_token_probs` is wrong" in text
+    assert "next_token_probs: -4 in hidden tests that check: top-p keeps the crossing token\n" in text + "\n"
     # without a named mistake for every failure, nothing is claimed
     unnamed = [tests[0], _test("sample_next: draws", 0, 1)]
     assert "fails because" not in function_summary(unnamed, changes={"top_p_excludes_crossing": {"next_token_probs"}})

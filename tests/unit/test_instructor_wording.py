@@ -19,12 +19,12 @@ else:  # pragma: no cover
 ATTENTION = load_assignment("attention", KIT_ROOT)
 
 # What the grader writes for a submission that crashed in one test and one that hung: the summary by
-# function first (whose lines hold "-43 in hidden tests of: ..."), then each test's feedback.
+# function first (whose lines hold "-43 in hidden tests that check: ..."), then each test's feedback.
 SUMMARY = (
     "57.00 / 100 points.\n\nSummary by function (hidden tests: what they check and the points lost now; their full "
     "feedback once grades are published):\n- scaled_dot_product_attention: 2 of 2 public tests failed; most likely: "
     "scaled_dot_product_attention failed: the process stopped while answering (sys.exit, os._exit or a crash in your "
-    "code?); -43 in hidden tests of: written by hand, without PyTorch's attention or softmax; matches the float64 "
+    "code?); -43 in hidden tests that check: written by hand, without PyTorch's attention or softmax; matches the float64 "
     "reference (mask=None)\n- softmax: passed"
 )
 
@@ -61,7 +61,7 @@ def test_a_crash_and_a_timeout_are_named_with_the_test_they_happened_in():
     attention = html[html.index('<section id="attention">') : html.index("</section>")]
     text = re.sub(r"<[^>]+>", " ", attention)
     assert "-43" not in text, "the summary's points never stand in for a reason"
-    for broken in (" in )", "of:)", "in hidden tests of:)"):
+    for broken in (" in )", "check:)", "in hidden tests that check:)"):
         assert broken not in html
     assert text.count("(in: scaled_dot_product_attention: the course") == 2
 
