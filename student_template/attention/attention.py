@@ -5,10 +5,17 @@ checks. Mask convention throughout: a boolean entry ``True`` means *blocked*
 (that query may not look at that key), as in ``nn.MultiheadAttention``'s
 ``attn_mask``; ``F.scaled_dot_product_attention`` uses the opposite.
 
-Do not call PyTorch's softmax in any form (``torch.softmax``,
-``torch.nn.functional.softmax``, ``log_softmax``, ``torch.nn.Softmax``,
-``Tensor.softmax``) or ``F.scaled_dot_product_attention``: the grader detects
-them when your code runs. Calling your own functions is fine.
+Do not call PyTorch's softmax or attention in any form (``torch.softmax``,
+``torch.nn.functional.softmax``, ``Tensor.softmax``, ``torch.log_softmax``,
+``F.log_softmax``, ``Tensor.log_softmax``, ``torch.nn.Softmax``,
+``torch.special.softmax``, ``F.scaled_dot_product_attention``): the grader finds
+them both by reading your file (a function that names one, directly or through
+your other functions, fails its tests even if that line never runs) and while
+your code runs. Calling your own functions is fine.
+
+Dtype: tests run in float32 and float64 and compare float64 results with a
+float64 reference within 1e-10 (1e-12 for softmax): compute in the input's
+dtype (no ``.float()`` casts, no float32 constants).
 """
 
 from __future__ import annotations

@@ -122,8 +122,9 @@ class TinyCausalLM(nn.Module):
     Modules: ``embedding`` (``nn.Embedding(vocab_size, d_model)``), ``blocks``
     (``nn.ModuleList`` of ``n_layers`` independent ``TransformerBlock``s), ``norm``
     (``nn.LayerNorm(d_model)``), ``head`` (``nn.Linear(d_model, vocab_size)``). Keep
-    ``self.max_len``. The positional table is not a parameter and must not appear in
-    ``state_dict()`` (compute it on the fly or register it with ``persistent=False``).
+    ``self.max_len``. The positional table is fixed (sinusoidal), never a parameter: compute it
+    on the fly or keep it as a buffer (``register_buffer``, persistent or not), of shape
+    (max_len, d_model), (1, max_len, d_model) or (max_len, 1, d_model).
 
     forward(tokens (B, T) long) -> logits (B, T, vocab_size):
     ``x = embedding(tokens) * sqrt(d_model) + PE[:T]``, every block with the causal

@@ -90,3 +90,31 @@ def test_padding_mask_example(student):
     expect_dtype(got, torch.bool, "padding_mask(torch.tensor([3, 1, 4]), 4)")
     expect_close(got, want, "padding_mask(torch.tensor([3, 1, 4]), 4)",
                  hint="Sequence b has real tokens at positions 0 .. lengths[b]-1; True (blocked) from lengths[b] on.")
+
+
+def test_softmax_all_neg_inf_row(student):
+    """softmax: a row that is all -inf gives zeros, not NaN (a hidden test checks the same in both dtypes)"""
+    x = torch.tensor([[1.0, 2.0, 3.0], [float("-inf")] * 3, [0.0, float("-inf"), 0.0]], dtype=torch.float64)
+    got = student.softmax(x)
+    want = torch.tensor([[0.09003057317038046, 0.24472847105479764, 0.6652409557748219], [0.0, 0.0, 0.0],
+                         [0.5, 0.0, 0.5]], dtype=torch.float64)
+    expect_close(got, want, "softmax(x) for x = [[1, 2, 3], [-inf, -inf, -inf], [0, -inf, 0]], float64", atol=1e-12,
+                 hint="A row with nothing to attend to must give zeros: with max = -inf, x - max is -inf - (-inf) = "
+                 "NaN. Replace a -inf max by 0 (and a zero sum by 1) before dividing.")
+
+
+def test_fully_blocked_query(student):
+    """scaled_dot_product_attention: a fully blocked query gets zero weights and a zero output, not NaN"""
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)                 # (2, 2)
+    k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], dtype=torch.float64)     # (3, 2)
+    v = torch.tensor([[10.0], [20.0], [30.0]], dtype=torch.float64)                 # (3, 1)
+    mask = torch.tensor([[False, True, False], [True, True, True]])                 # query 1 sees nothing
+    out, weights = student.scaled_dot_product_attention(q, k, v, mask=mask)
+    where = "q (2, 2), k (3, 2), v (3, 1), float64, mask [[F, T, F], [T, T, T]] (query 1 fully blocked)"
+    expect_close(weights[1], torch.zeros(3, dtype=torch.float64), f"the weights of query 1 for {where}", atol=0.0,
+                 hint="Every key of query 1 is blocked, so its weights are all 0 (not NaN, not 1/3 each): fill "
+                 "blocked scores with -inf (not -1e9) and make the softmax return 0 for an all -inf row.")
+    expect_close(out[1], torch.zeros(1, dtype=torch.float64), f"the output of query 1 for {where}", atol=0.0,
+                 hint="A query that may see nothing reads nothing: its output row is 0.")
+    expect_close(weights[0], torch.tensor([0.5, 0.0, 0.5], dtype=torch.float64), f"the weights of query 0 for {where}",
+                 atol=1e-12, hint="Query 0 sees keys 0 and 2, whose scores q·k / sqrt(2) are equal; key 1 gets exactly 0.")

@@ -11,7 +11,7 @@ from otter.test_files import test_case
 
 OK_FORMAT = False
 name = 'scaled_dot_product_attention'
-points = 4.0
+points = 5.0
 
 
 def _run(env, file_name, test_name):
@@ -35,3 +35,8 @@ def case_1(env):
 @test_case(name='test_shapes', points=2.0, hidden=False)
 def case_2(env):
     _run(env, 'test_attention_public.py', 'test_shapes')
+
+
+@test_case(name='test_fully_blocked_query', points=1.0, hidden=False)
+def case_3(env):
+    _run(env, 'test_attention_public.py', 'test_fully_blocked_query')

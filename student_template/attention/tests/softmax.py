@@ -11,7 +11,7 @@ from otter.test_files import test_case
 
 OK_FORMAT = False
 name = 'softmax'
-points = 2.0
+points = 3.0
 
 
 def _run(env, file_name, test_name):
@@ -30,3 +30,8 @@ def _run(env, file_name, test_name):
 @test_case(name='test_softmax_course_example', points=2.0, hidden=False)
 def case_1(env):
     _run(env, 'test_attention_public.py', 'test_softmax_course_example')
+
+
+@test_case(name='test_softmax_all_neg_inf_row', points=1.0, hidden=False)
+def case_2(env):
+    _run(env, 'test_attention_public.py', 'test_softmax_all_neg_inf_row')

@@ -11,7 +11,7 @@ Otter, whose runner only catches ``Exception``.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -72,22 +72,70 @@ class Provenance:
     One registry per test (:func:`recording`, entered by the scoring plugin): the seam
     (``autograder/seam.py``) records what each top-level call on plain data returned, tests carry
     the record through conversions (:func:`derived`, :func:`as_float64`), and it is dropped when the
-    test ends. Values are keyed by identity and held while the registry lives, so no two of them can
-    share an id: a value is never taken for another, and none is forgotten within the test.
+    test ends. Values are keyed by identity and never kept alive by the registry (the grader's memory
+    is what the test holds, not every answer of the test): a tensor, an array or a handle on a worker
+    object by a weak reference, its entry going when it does; a list, tuple or dict by its type and
+    its parts, the same way (it takes no weak reference itself); only other objects are held. So a
+    value is never taken for another (a dead one's id may be reused): at most for a container of the
+    very same parts, in the same order, at the same address, which is the same value.
     """
 
+    class _Parts:
+        """What the registry keeps of a list, tuple or dict: its type and its parts as ``_hold`` keeps them."""
+
+        __slots__ = ("type", "parts")
+
+        def __init__(self, kind: type, parts: list) -> None:
+            self.type, self.parts = kind, parts
+
     def __init__(self) -> None:
-        self._calls: dict[int, tuple[Any, dict]] = {}
+        self._calls: dict[int, tuple[Any, dict, object]] = {}  # id -> (what is kept of the value, call, token)
         self.checks = 0  # checks started so far in this test (checkpoint)
 
     def record(self, value: Any, call: dict) -> None:
         if value is None or isinstance(value, (bool, int, float, str)):
             return  # small immutable values are shared between unrelated calls
-        self._calls[id(value)] = (value, call)
+        import weakref
+
+        key, token, owner = id(value), object(), weakref.ref(self)
+
+        def forget(_: Any) -> None:  # the value (or a part of it) is gone: its entry and the call it kept go too
+            registry = owner()
+            if registry is not None and registry._calls.get(key, (None, None, None))[2] is token:
+                del registry._calls[key]
+
+        self._calls[key] = (self._hold(value, forget), call, token)
 
     def call_of(self, value: Any) -> dict | None:
         found = self._calls.get(id(value))
-        return found[1] if found is not None and found[0] is value else None
+        return found[1] if found is not None and self._is(found[0], value) else None
+
+    @staticmethod
+    def _hold(value: Any, forget: Callable[[Any], None], depth: int = 0) -> Any:
+        """A weak reference to ``value``, a ``_Parts`` of a list, tuple or dict (4 levels deep), or ``value``."""
+        import weakref
+
+        if isinstance(value, (list, tuple, dict)) and depth < 4:
+            parts = [x for pair in value.items() for x in pair] if isinstance(value, dict) else list(value)
+            return Provenance._Parts(type(value), [Provenance._hold(x, forget, depth + 1) for x in parts])
+        try:
+            return weakref.ref(value, forget)
+        except TypeError:  # None, numbers, strings, plain objects: small, or nothing else to know them by
+            return value
+
+    @staticmethod
+    def _is(held: Any, value: Any) -> bool:
+        """``value`` is the value ``held`` was kept of."""
+        import weakref
+
+        if isinstance(held, weakref.ref):
+            return held() is value
+        if isinstance(held, Provenance._Parts):
+            if type(value) is not held.type or len(value) * (2 if isinstance(value, dict) else 1) != len(held.parts):
+                return False
+            parts = [x for pair in value.items() for x in pair] if isinstance(value, dict) else value
+            return all(Provenance._is(h, x) for h, x in zip(held.parts, parts))
+        return held is value
 
 
 _RECORDING: list[Provenance] = []  # the registry of the test running now (innermost last); none outside tests
@@ -140,9 +188,13 @@ def derived(value: Any, result: Any, then: Callable[[Any], Any] | None = None) -
     return result
 
 
-def as_float64(value: Any) -> torch.Tensor:
-    """``torch.as_tensor(value).double()``, remembered as coming from the call that produced ``value``."""
-    return derived(value, torch.as_tensor(value).double())
+def as_float64(value: Any, what: str = "the returned value") -> torch.Tensor:
+    """``torch.as_tensor(value).double()``, remembered as coming from the call that produced ``value``.
+    Only numbers convert: True/False (or complex) values fail here, where their kind would be lost."""
+    t = to_tensor(value, what)
+    if kind_of(t) in ("bool", "complex"):
+        _expect_same_kind(t, torch.zeros((), dtype=torch.float64), what, "", None, value)
+    return derived(value, t.double())
 
 
 def call_that_produced(value: Any) -> dict | None:
@@ -156,11 +208,20 @@ class Outcome:
 
     kind: str
     detail: str = ""
+    # For ``raised``: the exception's classes, most derived first, as "module.QualName" (the worker sends
+    # them as data); ``expect_raises`` compares these, never the message. Not part of equality (diagnosis).
+    classes: tuple[str, ...] = field(default=(), compare=False)
 
     @staticmethod
-    def raised(type_name: str, message: str) -> "Outcome":
+    def raised(type_name: str, message: str, classes: Any = ()) -> "Outcome":
         first = " ".join(str(message).split())[:300]
-        return Outcome("raised", f"{type_name}: {first}")
+        names = tuple(str(c)[:200] for c in classes[:32]) if isinstance(classes, (list, tuple)) else ()
+        return Outcome("raised", f"{type_name}: {first}", names)
+
+    @staticmethod
+    def of_exception(exc: BaseException) -> "Outcome":
+        """What a real exception (raised in this process) is, with its classes."""
+        return Outcome.raised(type(exc).__name__, str(exc), exception_classes(type(exc)))
 
     @staticmethod
     def banned(names: list[str]) -> "Outcome":
@@ -169,6 +230,18 @@ class Outcome:
 
 
 RETURNED = Outcome("returned")  # the call returned normally where an exception was expected
+
+
+def exception_classes(cls: type) -> tuple[str, ...]:
+    """``cls`` and its base classes as "module.QualName" ("builtins.ValueError", "builtins.Exception"...)."""
+    return tuple(f"{c.__module__}.{c.__qualname__}" for c in cls.__mro__)
+
+
+def _qualified(exc_type: Any) -> str:
+    """An expected exception class as ``exception_classes`` names it; a bare name is a built-in's."""
+    if isinstance(exc_type, str):
+        return exc_type if "." in exc_type else f"builtins.{exc_type}"
+    return f"{exc_type.__module__}.{exc_type.__qualname__}"
 
 
 def describe(x: Any) -> str:
@@ -269,7 +342,8 @@ def expect_close(
             call,
             got,
         )
-    if g.dtype == torch.bool or w.dtype == torch.bool:
+    _expect_same_kind(g, w, what, hint, call, got)
+    if g.dtype == torch.bool:  # both are (above): True/False compared exactly
         bad = (g.to(torch.bool) != w.to(torch.bool)).reshape(g.shape or (1,))
         if bad.any():
             idx = tuple(int(i) for i in bad.nonzero()[0])
@@ -301,10 +375,12 @@ def expect_close(
         detail = ""
         if len(first) > 1:
             lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
-            detail = (f" In {where}, entries {lo} to {min(first[-1] + 3, g64.shape[-1] - 1)}: expected "
+            detail = (f" In {where}, entries {lo} to {min(lo + 6, g64.shape[-1] - 1)}: expected "
                       f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}.")
         shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
         detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
+        if float32_sized(err[bad], w64[bad], atol):
+            hint = FLOAT32_HINT  # the formula is right: a float32 tensor, constant or cast lost the digits
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
             f"{_tolerance(atol, rtol)}; "
@@ -312,6 +388,57 @@ def expect_close(
             call,
             got,
         )
+
+
+def kind_of(t: torch.Tensor) -> str:
+    """What kind of values a tensor holds, as a check compares them: "bool", "complex", "integer" or "real"."""
+    if t.dtype == torch.bool:
+        return "bool"
+    if t.is_complex():
+        return "complex"
+    return "real" if t.is_floating_point() else "integer"
+
+
+_KIND_WORDS = {
+    "bool": "True/False values (a bool tensor)",
+    "complex": "complex numbers",
+    "integer": "whole numbers (an integer dtype)",
+    "real": "real numbers (a floating-point dtype)",
+}
+
+
+def _expect_same_kind(g: torch.Tensor, w: torch.Tensor, what: str, hint: str, call: Any, got: Any) -> None:
+    """The answer's kind is part of the answer: True/False never stands for a number, nor a number for
+    True/False, and complex never for real. Whole numbers may stand for real ones (their values are
+    compared), as an integer-valued answer is that answer."""
+    want_kind, got_kind = kind_of(w), kind_of(g)
+    numbers = ("integer", "real")
+    if want_kind == got_kind or (want_kind in numbers and got_kind in numbers):
+        return
+    raise Feedback(
+        f"{what}: expected {_KIND_WORDS[want_kind]}, got {_KIND_WORDS[got_kind]} ({describe(g)}). "
+        "Return values of the kind the docstring asks for; the values were not compared." + _hint(hint),
+        call,
+        got,
+        kind="unreadable",
+    )
+
+
+FLOAT32_HINT = (
+    "Your result differs by the size of float32 rounding (about 1e-7 of each value), not by a formula error: "
+    "is a tensor, constant or cast in float32? Compute in the input's dtype (no .float(), no float32 constants; "
+    "torch.tensor(x, dtype=inputs.dtype) for a constant)."
+)
+
+
+def float32_sized(err: torch.Tensor, want: torch.Tensor, atol: float) -> bool:
+    """Whether errors that fail a float64 tolerance (``atol`` below 1e-8) are all of float32 rounding's size:
+    relative errors between 1e-9 and 5e-6 (float32's spacing is 1.2e-7 of a value)."""
+    if atol >= 1e-8 or err.numel() == 0:
+        return False
+    scale = want.abs().clamp_min(1e-3)  # values near 0 carry the rounding of the larger ones they came from
+    relative = err / scale
+    return bool(torch.isfinite(relative).all()) and float(relative.max()) <= 5e-6 and float(relative.max()) >= 1e-9
 
 
 def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = None, call: Any = None) -> None:
@@ -322,7 +449,11 @@ def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = N
     """
     checkpoint()
     s = to_tensor(scores, what).detach().double()
-    w = to_tensor(weights, what).detach().double()
+    raw = to_tensor(weights, what)
+    if not raw.is_floating_point():
+        raise Feedback(f"{what}: expected weights of a floating-point dtype, got {describe(raw)}.", call, weights,
+                       kind="unreadable")
+    w = raw.detach().double()
     if tuple(s.shape) != tuple(w.shape):
         raise Feedback(f"{what}: expected shape {tuple(s.shape)}, got {tuple(w.shape)}.", call, weights)
     pair = (s.unsqueeze(-1) - s.unsqueeze(-2)) > 1e-2  # [..., i, j]: score i clearly above score j
@@ -352,24 +483,30 @@ def expect_true(condition: Any, message: str, call: tuple | None = None, got: An
 
 
 def expect_raises(fn: Callable[[], Any], exc_types: tuple, what: str, call: Any = None) -> None:
-    """``fn()`` raises one of ``exc_types`` (by class name, so it works across the process boundary)."""
+    """``fn()`` raises one of ``exc_types`` or a subclass of one. Judged by the exception's classes: those
+    of a real exception, or those the seam received as data (``Outcome.classes``) from the worker; never
+    by its message, so a ``RuntimeError("raised ValueError")`` is a RuntimeError."""
     checkpoint()
-    names = {t if isinstance(t, str) else t.__name__ for t in exc_types}
+    wanted = {_qualified(t) for t in exc_types}
+    shown = " or ".join(sorted(t if isinstance(t, str) else t.__name__ for t in exc_types))
     try:
         returned = fn()
     except Exception as exc:  # noqa: BLE001 - we inspect what the student raised
-        text = str(exc)
-        if type(exc).__name__ in names or any(f"raised {n}" in text for n in names):
-            return
         got = getattr(exc, "got", None)
+        if isinstance(exc, Feedback):  # the seam's (or a local replay's) report of the student's exception
+            classes = got.classes if isinstance(got, Outcome) and got.kind == "raised" else ()
+        else:  # a real exception, raised in this process (public tests)
+            classes, got = exception_classes(type(exc)), Outcome.of_exception(exc)
+        if wanted & set(classes):
+            return
         if not isinstance(got, Outcome):
-            got = Outcome.raised(type(exc).__name__, text)
+            got = Outcome.raised(type(exc).__name__, str(exc))
         if call is None:
             call = getattr(exc, "call", None)  # the seam attaches one to a failing top-level call
-        raise Feedback(f"{what}: expected {' or '.join(sorted(names))}, but got: {text[:400]}", call, got) from None
+        raise Feedback(f"{what}: expected {shown}, but got: {str(exc)[:400]}", call, got) from None
     if call is None:
         call = call_that_produced(returned)  # the seam records what a top-level call returned
-    raise Feedback(f"{what}: expected {' or '.join(sorted(names))} to be raised, but the call returned normally.", call, RETURNED)
+    raise Feedback(f"{what}: expected {shown} to be raised, but the call returned normally.", call, RETURNED)
 
 
 def _where(mask: torch.Tensor) -> str:

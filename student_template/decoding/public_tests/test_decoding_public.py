@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from autograder.checks import expect_close, expect_shape, expect_true
+from autograder.checks import as_float64, expect_close, expect_shape, expect_true
 
 LOGITS = torch.tensor([[2.0, 1.0, 0.0, -1.0]], dtype=torch.float64)           # (1, 4) the handout's example
 
@@ -130,5 +130,7 @@ def test_generate_cache_equals_recompute(student, gen):
     expect_shape(logits, (2, 5, 7), "generate(params, prompt (2, 3), n_new=5): the logits of the 5 steps")
     expect_close(tokens, tokens_nc, "generate(..., temperature=0): tokens with the cache vs without", atol=0,
                  hint="With and without the cache the model computes the same function.")
+    what = "generate(params, prompt (2, 3), n_new=5): the logits"
+    logits, logits_nc = as_float64(logits, what), as_float64(logits_nc, what + " without the cache")  # numbers, not True/False
     expect_close(logits, logits_nc, "generate(..., temperature=0): logits with the cache vs without",
                  atol=1e-10)  # float64 round-off
