@@ -16,34 +16,58 @@ the call raised (same exception type and message), called a banned function
 (replays run under the same wrappers the worker uses), or returned where it
 should have raised. Diagnosis never changes a score, and shows no hidden input
 or reference code: only the mistake's own explanation.
+
+The replays are the grader's own time, so they have a budget of their own (:class:`Budget`): counts
+(``REPLAYS_PER_SUBMISSION``, the same on every machine), and seconds: all the replays of one grading
+take at most ``DIAGNOSIS_SECONDS`` of CPU (a seventh of the run's limit at most) and ``WALL_ALLOWANCE``
+times that in wall time, each at most ``REPLAY_SECONDS`` of CPU, and none runs once the run's deadline
+(``Deadlines.run``) is less than ``RUN_RESERVE`` of the run's limit away: the tests still to come need
+that time. A replay past its limit is stopped inside (a timer signal; never half-way through an import
+or a ``with`` block's entry or exit, where the stop waits), the grader's state a replay sets and undoes
+is put back (:meth:`Budget.run`), and that failure is not diagnosed (its other mistakes replay the same
+test); once the budget is spent, no later failure is. A failure not diagnosed names nothing: the budget
+can cost names, never give a wrong one, nor a point.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import math
+import signal
+import sys
+import threading
 import time
 import types
-from typing import Any
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import torch
 
 from .banned import scan_source
 from .catalogue import CatalogueEntry, changed_names, read_catalogue, submission_source
-from .checks import RETURNED, Outcome, to_tensor
+from .checks import _RECORDING, RETURNED, Outcome, to_tensor
 from .config import Assignment
 from .test_replay import PASSED, TestReplay, load_helpers
 from .worker import guards
 
 MATCH_ATOL = 1e-5
 MATCH_RTOL = 1e-4
-# Budgets count replays, not seconds, so the same submission gets the same names on a fast and a slow
-# machine. A replay of a test's own function (build, train, query) costs far more than one call.
+# Budgets count replays first, so the same submission gets the same names on a fast and a slow machine.
+# A replay of a test's own function (build, train, query) costs far more than one call.
 REPLAYS_PER_SUBMISSION = {"call": 1500, "replay": 80}
-# A safety net only, far above what the counts allow on the kit's machine (its use is logged): a
-# machine so slow that it is reached may name fewer mistakes, never other ones.
-SAFETY_SECONDS = 60.0
+# ...and seconds, far above what a graded mistake's diagnosis takes (0.1 to 2.1 s, `make bench`), far below
+# what a failure whose every replay trains for 1,000 steps would take (a raising train_copy: 100 s of CPU).
+# A replay's limit sits far above the longest test of any reference (seq2seq's training, about 11 s on a loaded
+# machine), so no catalogued diagnosis depends on the machine's speed (`make determinism`); the grading's total
+# keeps a raising training loop's diagnosis within a few times the reference's own grading (seq2seq: 16 s).
+DIAGNOSIS_SECONDS = 60.0  # CPU seconds for all the replays of one grading (at most a seventh of run_timeout)
+REPLAY_SECONDS = 40.0  # CPU seconds for one replay
+WALL_ALLOWANCE = 3.0  # wall time allowed per CPU second, where gradings share the machine (grade.BATCH_RUN_WALL)
+RUN_RESERVE = 0.1  # of run_timeout: no replay starts closer than this to the run's deadline
+LEAST_SECONDS = 0.05  # a replay that may not have this much (of either clock) does not start
 log = logging.getLogger("autograder.diagnosis")
 # A failure replayed by running its test again: a wrong value, or the student's code raising. Not a
 # function left unwritten, a timeout or a crash, which no catalogued mistake does.
@@ -55,14 +79,135 @@ def _words(x: Any) -> bool:
     return isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(w, str) for w in x)
 
 
+class OutOfTime(BaseException):
+    """A replay was stopped at its limit (raised inside it by a timer). Not an Exception: neither the
+    test's own code nor the diagnoser's "a raise is an observation" may take it for the mistake's."""
+
+
+class OutOfBudget(BaseException):
+    """No replay may start: the grading's replay seconds are spent, or the run's deadline is near."""
+
+
+@dataclass
+class Budget:
+    """The seconds the replays of one grading may take (the module's docstring says how they are bounded)."""
+
+    cpu: float  # CPU seconds for all the replays
+    wall: float  # wall seconds for all the replays
+    per_replay: float  # CPU seconds for one replay; its wall limit is WALL_ALLOWANCE times that
+    run_deadline: float = math.inf  # the run's deadline on time.monotonic()'s clock (Deadlines.run)
+    reserve: float = 0.0  # no replay starts closer than this to the run's deadline
+    spent_cpu: float = 0.0
+    spent_wall: float = 0.0
+
+    @classmethod
+    def of(cls, assignment: Assignment, run_deadline: float = math.inf) -> "Budget":
+        seconds = min(DIAGNOSIS_SECONDS, assignment.run_timeout / 7)
+        return cls(
+            seconds, seconds * WALL_ALLOWANCE, min(REPLAY_SECONDS, seconds), run_deadline, RUN_RESERVE * assignment.run_timeout
+        )
+
+    def limits(self) -> tuple[float, float]:
+        """The CPU and wall seconds the next replay may take (none starts if either is under LEAST_SECONDS)."""
+        cpu = min(self.per_replay, self.cpu - self.spent_cpu)
+        wall = min(
+            self.per_replay * WALL_ALLOWANCE, self.wall - self.spent_wall, self.run_deadline - self.reserve - time.monotonic()
+        )
+        return cpu, wall
+
+    def run(self, replay: Callable[[], Any], modules: tuple[str, ...] = ()) -> Any:
+        """``replay()`` within what is left, counted; raises OutOfBudget when nothing is left (it does not
+        start), OutOfTime when it ran past its limit (it was stopped). The grader's state a replay sets
+        and undoes (grad mode, the provenance registries, the ``sys.modules`` entries ``modules``) is put
+        back as it was before, whatever it did: a replay stopped mid-way may have undone none of it."""
+        cpu, wall = self.limits()
+        if min(cpu, wall) < LEAST_SECONDS:
+            raise OutOfBudget()
+        cpu_started, wall_started = time.process_time(), time.monotonic()
+        grad, registries, entries = torch.is_grad_enabled(), len(_RECORDING), {m: sys.modules.get(m) for m in modules}
+        try:
+            with _alarm(cpu, wall):
+                return replay()
+        finally:
+            self.spent_cpu += time.process_time() - cpu_started
+            self.spent_wall += time.monotonic() - wall_started
+            torch.set_grad_enabled(grad)  # e.g. stopped inside an optimiser's step, which turns it off and on
+            del _RECORDING[registries:]
+            for name, module in entries.items():
+                if module is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+
+
+_TIMERS = ((signal.ITIMER_PROF, signal.SIGPROF), (signal.ITIMER_REAL, signal.SIGALRM))
+RETRY_SECONDS = 0.005  # how soon a stop that had to wait is tried again
+
+
+def _interruptible(frame: Any) -> bool:
+    """No frame of the replay (up to ``Budget.run``) is importing a module (an import stopped half-way
+    leaves a broken module behind for the whole grading: "sympy has no attribute printing") or entering
+    or leaving a ``with`` block (whose state, grad mode or the random state, would stay changed)."""
+    while frame is not None and frame.f_code is not Budget.run.__code__:
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or code.co_name in ("__enter__", "__exit__"):
+            return False
+        frame = frame.f_back
+    return True
+
+
+@contextmanager
+def _alarm(cpu: float, wall: float) -> Iterator[None]:
+    """Raise OutOfTime in the block once it has taken ``cpu`` seconds of this process's CPU time or ``wall``
+    seconds of wall time (one-shot timer signals). Only a timer nobody else uses is armed, and only in the
+    main thread (where signal handlers run); elsewhere the block runs to its end, and is counted. Never in
+    the middle of an import or of a context manager's ``__enter__``/``__exit__`` (``_interruptible``): there
+    the raise waits, a few milliseconds at a time, for the block to be back in plain code."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    armed = [True]
+
+    def fire(signum: int, frame: Any) -> None:
+        if not armed[0]:
+            return
+        if not _interruptible(frame):
+            signal.setitimer(signal.ITIMER_PROF if signum == signal.SIGPROF else signal.ITIMER_REAL, RETRY_SECONDS)
+            return
+        armed[0] = False
+        raise OutOfTime()
+
+    previous = {}
+    try:
+        for (timer, sig), seconds in zip(_TIMERS, (cpu, wall)):
+            free = signal.getsignal(sig) == signal.SIG_DFL and signal.getitimer(timer) == (0.0, 0.0)
+            if free and math.isfinite(seconds):  # no limit on that clock: no timer
+                previous[sig] = signal.signal(sig, fire)
+                signal.setitimer(timer, min(max(seconds, 1e-3), 1e6))
+        yield
+    finally:
+        while True:  # a signal landing in here stops nothing: the cleanup is done whole
+            try:
+                armed[0] = False
+                for timer, sig in _TIMERS:
+                    if sig in previous:
+                        signal.setitimer(timer, 0)
+                        signal.signal(sig, previous[sig])
+                break
+            except OutOfTime:
+                continue
+
+
 class Diagnoser:
-    def __init__(self, assignment: Assignment) -> None:
+    def __init__(self, assignment: Assignment, run_deadline: float = math.inf, budget: Budget | None = None) -> None:
+        """One per submission. ``run_deadline``: the run's (``Deadlines.run``), which no replay comes near;
+        ``budget``: the seconds the replays may take (``Budget.of`` the assignment unless given)."""
         self.assignment = assignment
         self.entries = read_catalogue(assignment, "mistake")
         self._modules: dict[str, types.ModuleType] = {}
         self._changes: dict[str, set[str]] = {}  # mistake -> the functions it changes (filled on first use)
-        self.spent = 0.0  # CPU seconds of diagnosis so far, for this submission (the safety net)
-        self.replays = {"call": 0, "replay": 0}  # replays run so far, by kind (the budget)
+        self.budget = budget if budget is not None else Budget.of(assignment, run_deadline)
+        self.replays = {"call": 0, "replay": 0}  # replays run so far, by kind (the budget's counts)
         # Across the submission's tests: mistakes whose replay matched what the student's code did, and
         # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).
         self.matched: set[str] = set()
@@ -132,13 +277,13 @@ class Diagnoser:
         if isinstance(call, TestReplay):  # the test's own code may call what the student's may not: no wrappers
             module = self._module(entry)
             try:
-                return self._run(module, call, seed)
-            except Exception as exc:  # noqa: BLE001 - a raise is an observation too
+                return self.budget.run(lambda: self._run(module, call, seed), (call.module_name,))
+            except Exception as exc:  # noqa: BLE001 - a raise is an observation too (OutOfTime is no Exception)
                 return Outcome.raised(type(exc).__name__, str(exc))
         with guards.active(list(self.assignment.banned)):
             module = self._module(entry)  # loaded under the wrappers, like a submission in the worker
             try:
-                value = self._run(module, call, seed)
+                value = self.budget.run(lambda: self._run(module, call, seed))
             except Exception as exc:  # noqa: BLE001 - a raise is an observation too
                 value = Outcome.raised(type(exc).__name__, str(exc))
             used = guards.used()
@@ -235,7 +380,8 @@ class Diagnoser:
         return "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries)
 
     def __call__(self, exc: BaseException, test_key: str = "", item: Any = None) -> tuple[list[str], str]:
-        """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose.
+        """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose, or
+        when the replays' budget does not allow it (the module's docstring).
 
         ``item`` is the failed pytest item: a failure no recorded call explains is replayed by running
         that test again on each mistake (``test_replay.py``)."""
@@ -254,20 +400,24 @@ class Diagnoser:
             candidates, cost = [e for e in self.entries if test_key in e.caught_by], 0
         else:
             candidates, cost = self.entries, 1  # the reference too
-        if not candidates:
+        if not candidates or min(self.budget.limits()) < LEAST_SECONDS:
             return [], ""
         kind = "call" if isinstance(call, dict) else "replay"
         cost += len(candidates)
-        if self.replays[kind] + cost > REPLAYS_PER_SUBMISSION[kind] or self.spent > SAFETY_SECONDS:
-            if self.spent > SAFETY_SECONDS:
-                log.warning("diagnosis stopped by its safety net after %.0f s of CPU", self.spent)
+        if self.replays[kind] + cost > REPLAYS_PER_SUBMISSION[kind]:
             return [], ""
         self.replays[kind] += cost  # counted before running
-        started = time.process_time()
         try:
             return self._diagnose(call, got, test_key, candidates)
-        finally:
-            self.spent += time.process_time() - started
+        except (OutOfTime, OutOfBudget) as stop:  # this failure is not diagnosed (see the module's docstring)
+            log.info(
+                "%s not diagnosed: %s (%.1f s of CPU, %.1f s of wall time spent on replays)",
+                test_key,
+                "a replay ran out of time" if isinstance(stop, OutOfTime) else "the replay budget is spent",
+                self.budget.spent_cpu,
+                self.budget.spent_wall,
+            )
+            return [], ""
 
     def _diagnose(self, call: Any, got: Any, test_key: str, candidates: list[CatalogueEntry]) -> tuple[list[str], str]:
         target = (call.get("fn") or call.get("cls")) if isinstance(call, dict) else None

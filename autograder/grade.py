@@ -140,7 +140,10 @@ def grade_submission(
             assignment,
             student,
             run_deadline=started + assignment.run_timeout * run_wall,
-            diagnoser=Diagnoser(assignment) if diagnose and not load_error else None,
+            # the replays' own budget stops them short of the run's deadline (diagnosis.Budget)
+            diagnoser=Diagnoser(assignment, run_deadline=started + assignment.run_timeout * run_wall)
+            if diagnose and not load_error
+            else None,
             only=only,
         )
         sys.path.insert(0, str(assignment.tests_dir))

@@ -60,7 +60,7 @@ def _call(fn: Any, args: tuple, kwargs: dict) -> Any:
         result = fn(*_inward(args), **_inward(kwargs))
     except Exception as exc:  # noqa: BLE001 - as the seam reports the student's exceptions
         name = type(exc).__name__
-        raise Feedback(f"raised {name}: {exc}", got=Outcome.raised(name, str(exc)), kind="raised") from None
+        raise Feedback(f"raised {name}: {exc}", got=Outcome.of_exception(exc), kind="raised") from None
     return _outward(result)
 
 
@@ -102,6 +102,16 @@ class ModuleStudent:
         target = getattr(self._module, target) if isinstance(target, str) else _inward(target)
         return _outward(ops.gradients(target, _inward(args), _inward(kwargs), wrt=wrt, grad_outputs=_inward(grad_outputs),
                                       params=params))
+
+    def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
+        """As ``RemoteStudent.source_uses``, on the module's file."""
+        from .banned import scan_source
+
+        try:
+            source = Path(self._module.__file__).read_text(encoding="utf-8", errors="replace")
+        except (OSError, TypeError, AttributeError):
+            return False
+        return name in scan_source(source, dotted)
 
     def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if self._helpers is None:

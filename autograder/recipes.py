@@ -19,6 +19,7 @@ grader helper built, and objects built from other objects, get none.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import torch
@@ -110,7 +111,9 @@ def holds_remote(value: Any) -> bool:
 
 def returned(value: Any) -> Any:
     """``value`` came back from the worker (the seam, for every answer): its tensors are remembered
-    for the running test, so no recipe replays them as if the test had made them. Returns ``value``."""
+    for the running test, so no recipe replays them as if the test had made them. Remembered by weak
+    reference, never held: a tensor the test drops is freed (and forgotten) at once, so the grader's
+    memory is what the test keeps, not every answer it ever received. Returns ``value``."""
     registry = _worker_values()
     if registry is not None:
         for tensor in _tensors(value):
@@ -123,16 +126,18 @@ def _from_worker(value: Any) -> bool:
     return registry is not None and any(registry.get(id(t)) is t for t in _tensors(value))
 
 
-def _worker_values() -> dict | None:
-    """The running test's tensors that came from the worker, kept with its provenance registry
-    (``checks.recording``: one per test, dropped when it ends); None outside a test."""
+def _worker_values() -> weakref.WeakValueDictionary | None:
+    """The running test's tensors that came from the worker and are still alive, by id (a weak mapping:
+    an entry goes when its tensor does, so a later tensor with the same id is never taken for it),
+    kept with its provenance registry (``checks.recording``: one per test, dropped when it ends);
+    None outside a test."""
     from .checks import _RECORDING
 
     if not _RECORDING:
         return None
     provenance = _RECORDING[-1]
     if not hasattr(provenance, "worker_values"):
-        provenance.worker_values = {}
+        provenance.worker_values = weakref.WeakValueDictionary()
     return provenance.worker_values
 
 

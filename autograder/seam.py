@@ -23,8 +23,10 @@ from typing import Any, Iterator
 
 from . import recipes
 from .banned import describe as describe_banned
+from .banned import scan_source
 from .checks import Feedback, Outcome, checkpoint, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
+from .sandbox.channel import MAX_ANSWER_BYTES
 from .sandbox.clock import TimeLimit
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
 from .worker import wire
@@ -43,7 +45,9 @@ class Deadlines:
     ``request`` is what one request may take (``test_timeout``), ``load`` what the import may take
     (again after a restart): seconds of the student's time (``sandbox.clock``: CPU time while
     runnable, wall time while asleep), so a loaded machine does not make a correct submission time out.
-    Time spent on the grader's side (references, diagnosis) counts against none of them.
+    Time spent on the grader's side (references, diagnosis) is not the student's: it counts against
+    neither ``request`` nor ``load``; ``run`` is a moment of wall time, which it uses up too, so the
+    diagnosis's replays have a budget of their own and none starts near ``run`` (``diagnosis.Budget``).
     ``grade.py`` gives the seam the deadlines of the import; the scoring plugin hands it those of
     each test for the test's duration (``with student.deadlines(d):``).
     """
@@ -105,6 +109,14 @@ class RemoteObject:
         return f"<student's {self._type_name} {self._path}>"
 
 
+# What the answers of one test may take in the grader, all together (wire.Room: decoded data): an answer
+# may be up to MAX_ANSWER_BYTES (36 MB of tensor data in base64), but a test may ask for many, and what it
+# keeps of them is the grader's memory. The grader (about 220 MB, its worker template 170 to 280 MB more),
+# this, and one more answer being read (about 130 MB while its JSON is parsed) stay under 600 MB; the
+# references' tests take at most 1 MB each (multihead; most under 0.2 MB).
+ANSWER_BYTES_PER_TEST = 64 * 2**20
+
+
 class RemoteStudent:
     """The student's module, behind a worker process."""
 
@@ -139,6 +151,9 @@ class RemoteStudent:
         # where each would only fail the same way and cost a restart (grade.py reports them).
         self.stopped: set[str] = set()
         self.starts = 0
+        # What the running test's answers took so far (deadlines(): one room per test); None outside a
+        # test, where each answer is bounded by the channel's per-answer limit alone.
+        self._room: wire.Room | None = None
 
     # -- worker management -----------------------------------------------------
     def _ensure_worker(self) -> Worker:
@@ -197,12 +212,14 @@ class RemoteStudent:
 
     @contextmanager
     def deadlines(self, deadlines: Deadlines) -> Iterator[None]:
-        """Run the block's requests under ``deadlines`` (the scoring plugin: one test's)."""
+        """Run the block's requests under ``deadlines`` (the scoring plugin: one test's), their answers
+        taking at most ``ANSWER_BYTES_PER_TEST`` in all (a room of the block's own)."""
         before, self._deadlines = self._deadlines, deadlines
+        room, self._room = self._room, wire.Room(ANSWER_BYTES_PER_TEST)
         try:
             yield
         finally:
-            self._deadlines = before
+            self._deadlines, self._room = before, room
 
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
@@ -279,15 +296,28 @@ class RemoteStudent:
             )
         if "error" in answer:
             error = answer["error"]
-            got = Outcome.raised(error.get("type", "Exception"), error.get("message", ""))
+            got = Outcome.raised(error.get("type", "Exception"), error.get("message", ""), error.get("classes", ()))
             raise StudentCodeError(f"{label} raised " + _format_error(error), got=got, kind=_raised_kind(error))
+        return self._decoded(answer["ok"], label, target, helper)
+
+    def _decoded(self, data: Any, label: str, target: str, helper: bool) -> Any:
+        """The value of an answer, its worker objects behind handles; its data counted against the running
+        test's room (``deadlines()``), and its tensors remembered, weakly, as the worker's (``recipes.returned``)."""
         generation = self.generation
 
         def resolve(ref_id: int, type_name: str) -> RemoteObject:
             return RemoteObject(self, ref_id, type_name, label, generation, target, helper)
 
         try:
-            return recipes.returned(wire.decode(answer["ok"], resolve))  # remembered: not replayable input
+            return recipes.returned(wire.decode(data, resolve, self._room))  # not replayable input
+        except wire.OverBudget:  # not the channel's fault, nor the function's in later tests: a room per test
+            limit = self._room.limit / 2**20  # only a test's answers are counted (deadlines())
+            raise StudentCodeError(
+                f"{label} failed: the answers your code returned in this test came to more than {limit:.0f} MB in "
+                f"total (the grader takes at most {MAX_ANSWER_BYTES / 2**20:.0f} MB per answer and {limit:.0f} MB per "
+                "test); return smaller values, or fewer of them",
+                kind="memory",
+            ) from None
         except wire.WireError as exc:  # the worker's own encoder never produces this: its channel was tampered with
             self.stopped.add(target)
             raise StudentCodeError(
@@ -356,6 +386,16 @@ class RemoteStudent:
         checkpoint()
         message = {"op": "helper", "name": name, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         return self._ask(message, f"grader helper {name}", f"grader helper {name}", helper=True)
+
+    def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
+        """Whether the top-level ``name`` of the submitted file uses one of ``dotted`` (directly or through
+        the module's other names), read by the grader from the source (``banned.scan_source``), not
+        reported by the worker: evidence for a property no returned value shows, such as ``torch.no_grad()``."""
+        try:
+            source = self.student_file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        return name in scan_source(source, dotted)
 
 
 def load_module(name: str, path: Path) -> Any:

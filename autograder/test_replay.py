@@ -18,6 +18,10 @@ What a replay observes (:meth:`TestReplay.observe`):
 
 The reference passes every test (the release's self-check proves it), so its observation is
 :data:`PASSED` without running it.
+
+A replay runs the whole test, a training loop included: the diagnoser bounds its time
+(``diagnosis.Budget``) and stops it with ``OutOfTime``, a BaseException that :meth:`TestReplay.observe`
+lets through (it is no observation), like the test's own ``except Exception``.
 """
 
 from __future__ import annotations

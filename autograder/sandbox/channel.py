@@ -25,7 +25,7 @@ MAX_ANSWER_BYTES = 48 * 1024 * 1024  # the largest honest answer (float64 weight
 MAX_ANSWER_CONTAINERS = 100_000
 MAX_ANSWER_VALUES = 1_000_000
 MAX_DROPPED = 8  # unrequested answers tolerated before the worker is treated as hostile
-TEXT_LIMITS = {"type": 120, "message": 4000, "where_line": 300, "where_lines": 6, "banned": 20}
+TEXT_LIMITS = {"type": 120, "class": 200, "message": 4000, "where_line": 300, "where_lines": 6, "banned": 20}
 
 
 class ChannelTimeout(Exception):
@@ -168,12 +168,16 @@ def validate_answer(answer: dict) -> dict:
     error = answer["error"]
     if not isinstance(error, dict):
         raise ChannelViolation("a malformed error description")
-    where = error.get("where", [])
+    where, classes = error.get("where", []), error.get("classes", [])
     if not isinstance(where, list):
         raise ChannelViolation("a malformed error location")
+    if not isinstance(classes, list):
+        raise ChannelViolation("a malformed list of exception classes")
     clean["error"] = {
         "type": _text(error.get("type", "Exception"), TEXT_LIMITS["type"]),
         "message": _text(error.get("message", ""), TEXT_LIMITS["message"]),
         "where": [_text(w, TEXT_LIMITS["where_line"]) for w in where[: TEXT_LIMITS["where_lines"]]],
+        # the exception's classes, most derived first (expect_raises compares these, never the message)
+        "classes": [_text(c, TEXT_LIMITS["class"]) for c in classes[:32]],
     }
     return clean
