@@ -6,8 +6,9 @@ idle core and 90 s beside three other gradings (the self-check grades in paralle
 half a CPU; a CI machine runs other jobs), so it passed on one machine and timed out on another.
 The clock therefore charges
 
-* while the worker is runnable: the CPU time its processes got (all of them, its children and
-  threads included: load the student makes is the student's);
+* while the worker is runnable (any of its threads): the CPU time its processes got (all of them,
+  its children and threads included, and processes whose leader has exited while their threads run
+  on: load the student makes is the student's);
 * while it sleeps (waits, blocks, a ``time.sleep`` hang): the wall time.
 
 Time spent runnable but waiting for a CPU that someone else holds is not charged. Nothing here
@@ -50,8 +51,8 @@ class StudentClock:
         self._cpu: float | None = None  # the processes' CPU seconds at the last sample
 
     def tick(self, now: float, cpu: float, running: bool) -> None:
-        """A sample: the wall clock, the CPU seconds of all the student's processes, and whether the
-        worker's main process is runnable right now."""
+        """A sample: the wall clock, the CPU seconds of all the student's processes, and whether a
+        thread of the worker's main process is runnable right now."""
         wall = max(0.0, now - self._wall)
         if self._cpu is None:  # the first sample of the request: no CPU baseline yet, charge the wall
             self.used += wall

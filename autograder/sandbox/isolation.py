@@ -3,7 +3,10 @@
 One job: :func:`isolation_features` probes, in a throwaway child, which protections the
 platform allows a worker (root, Linux, namespaces; ``KIT_NO_NAMESPACES=1`` turns them off on
 purpose); :func:`isolation_summary` is the grader's log line saying which were in force;
-:func:`masked_folders` is the private tmpfs each world-writable folder becomes.
+:func:`masked_folders` is the private tmpfs each world-writable folder becomes. The worker's
+processes, memory and CPU time are counted by a scan of /proc, thread by thread, on every machine
+(:func:`accounting_mechanism` says "process scan"): the kit uses no cgroup, which is often not
+writable where it runs (a container, a cgroup v1 or hybrid hierarchy).
 """
 
 from __future__ import annotations
@@ -77,6 +80,13 @@ def _kernel_at_least(major: int, minor: int) -> bool:
     return found >= (major, minor)
 
 
+def accounting_mechanism() -> str:
+    """How a grading counts the worker's processes, memory and CPU time: "process scan" (``proctree``:
+    /proc read thread by thread, zombie leaders with live threads included, and ``kill(-1)`` as the
+    worker's user until the kernel finds nothing left). No grading uses "cgroup v2"."""
+    return "process scan"
+
+
 def namespaces_available() -> bool:
     """Can this process give a child its own network and mount namespaces? (root, CAP_SYS_ADMIN)"""
     return "namespaces" in isolation_features()
@@ -101,10 +111,14 @@ def isolation_summary(user: pwd.struct_passwd | None = None) -> str:
             )
             if key in features
         )
-        return f"isolation: worker as {name}, no network, private /tmp{extra}, secrets 0700, lower CPU priority"
+        return (
+            f"isolation: worker as {name}, no network, private /tmp{extra}, secrets 0700, lower CPU priority; "
+            f"accounting: {accounting_mechanism()}"
+        )
     forced = " (KIT_NO_NAMESPACES)" if os.environ.get(NO_NAMESPACES_ENV, "") not in ("", "0") else ""
     return (
         f"isolation: worker as {name}, secrets 0700, lower CPU priority; namespaces not allowed here{forced}, "
         "so the worker has network access, sees other processes and the shared /tmp (its files and IPC objects "
-        "are removed afterwards, and count against its memory and disk limits)"
+        "are removed afterwards, and count against its memory and disk limits); "
+        f"accounting: {accounting_mechanism()}"
     )

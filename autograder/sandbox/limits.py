@@ -1,7 +1,7 @@
 """The limits a worker runs under, and the ways a worker can be stopped.
 
 One job: :class:`Limits` (address space, memory of all the student's processes with the
-shared memory they hold, processes, file size, private tmpfs and disk, kept output, CPU
+shared memory they hold, processes, file size, private tmpfs, disk and entries on it, kept output, CPU
 priority; the defaults fit Gradescope's 768 MB, half-CPU box) and the exceptions a request
 to the worker ends with when it does not answer normally: it died, ran out of time, went
 over a limit, or broke the channel's protocol.
@@ -24,6 +24,7 @@ class Limits:
     file_size_mb: int = 32
     tmp_mb: int = 64  # the private /tmp (and 16 MB each for /var/tmp and /dev/shm), where available
     disk_mb: int = 256  # without a private /tmp: disk the worker may fill before it is stopped
+    disk_entries: int = 100_000  # without a private /tmp: files and folders of its own it may create there
     output_bytes: int = 64 * 1024  # kept from what the student prints, per worker
     nice: int = 10  # the worker yields the CPU to the grader
 

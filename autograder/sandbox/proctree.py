@@ -1,25 +1,36 @@
-"""Finding and killing every process student code started, and what it left on disk.
+"""Finding, measuring and killing every process student code started, and what it left behind.
 
-As root each worker has its own user, so "the student's processes" are simply
-that user's processes: they are killed from a short-lived helper that takes the
-student's uid and sends SIGKILL to every process it may signal (``kill(-1)``),
-repeated until none is left, which also stops a process that keeps forking to
-change its pid. Without root (same uid as the grader) the grader is the child
-subreaper: the worker's tree and its re-parented orphans are frozen (SIGSTOP,
-so they cannot fork on) and then killed, again until none is left.
+Processes are seen thread by thread: a thread group counts while any of its tasks runs, so a
+leader that ended with the bare ``exit`` system call (a zombie while its other threads run on) is
+still found, counted against the process cap, its memory read from a live thread and its CPU time
+from the whole group. This scan of /proc is how the kit counts processes, memory and CPU time
+(``isolation.accounting_mechanism()`` says "process scan"): it uses no cgroup.
+
+As root each worker has its own user, so "the student's processes" are simply that user's: they are
+killed from a short-lived helper that takes the student's uid and sends SIGKILL to every process it
+may signal (``kill(-1)``), first whatever /proc shows, then again until the kernel finds nothing
+left to signal or no task of the user runs, which also stops a process that keeps forking to change
+its pid. Without root (same uid as the grader) the grader is the child subreaper: the worker's tree
+and its re-parented orphans are frozen (SIGSTOP, so they cannot fork on) and then killed, again
+until none is left.
+
+What the student's user wrote where any user may write is counted per user (:class:`FileCount`:
+only its own entries, walked a slice of time at a time) and removed afterwards
+(:func:`remove_user_files`: a budget per folder); its System V IPC objects likewise.
 """
 
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
-import shutil
 import signal
 import stat
 import time
-from pathlib import Path
 
 import psutil
+
+log = logging.getLogger("autograder.sandbox")
 
 # Where any user may create files (the usual ones of a Linux machine or container); those that
 # exist here and are world-writable are what :func:`world_writable_folders` returns.
@@ -69,46 +80,179 @@ def reap_children() -> None:
             return
 
 
+# -- processes, seen thread by thread -----------------------------------------------------------
+
+_ENDED = ("Z", "X", "x")  # zombie, dead: a task that runs no more
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _stat_fields(path: str) -> list[str] | None:
+    """The fields of a /proc stat file after the command name (which may hold spaces and parentheses):
+    [0] is the state, [11] to [14] utime, stime, cutime, cstime."""
+    text = _read(path)
+    return text.rpartition(")")[2].split() if text else None
+
+
+def live_tasks(pid: int) -> list[str]:
+    """The /proc folders (``/proc/<pid>/task/<tid>``) of the tasks of the thread group ``pid`` that still run."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found = []
+    for tid in tids:
+        fields = _stat_fields(f"/proc/{pid}/task/{tid}/stat")
+        if fields and fields[0] not in _ENDED:
+            found.append(f"/proc/{pid}/task/{tid}")
+    return found
+
+
+def live_task(pid: int) -> str | None:
+    """The /proc folder of a task of the thread group ``pid`` that still runs, None when none does.
+
+    Usually the group's own folder. A leader that ended with the bare ``exit`` system call while its
+    other threads run on is shown as a zombie, with no memory and no open files of its own: then a
+    live thread's folder, which shows the memory they share."""
+    fields = _stat_fields(f"/proc/{pid}/stat")
+    if not fields:
+        return None
+    if fields[0] not in _ENDED:
+        return f"/proc/{pid}"
+    tasks = live_tasks(pid)
+    return tasks[0] if tasks else None
+
+
+def alive(pid: int) -> bool:
+    """Does any task of the thread group ``pid`` still run? (A zombie leader with live threads does.)"""
+    return live_task(pid) is not None
+
+
 def running(p: psutil.Process) -> bool:
     try:
-        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+        return p.is_running() and alive(p.pid)
     except psutil.Error:
         return False
 
 
-def user_processes(uid: int) -> list[psutil.Process]:
-    """Every live process whose real or effective uid is ``uid``."""
+def _uids(status: str) -> tuple[int, ...]:
+    for line in status.splitlines():
+        if line.startswith("Uid:"):
+            return tuple(int(x) for x in line.split()[1:4])  # real, effective, saved
+    return ()
+
+
+def user_pids(uid: int) -> list[int]:
+    """Every thread group of ``uid`` (real, effective or saved uid) with a task that still runs,
+    zombie leaders with live threads included (a whole zombie holds nothing and waits to be reaped)."""
     found = []
-    for p in psutil.process_iter(["uids", "status"]):
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        status = _read(f"/proc/{name}/status")
+        if status and uid in _uids(status) and alive(int(name)):
+            found.append(int(name))
+    return found
+
+
+def user_processes(uid: int) -> list[psutil.Process]:
+    """Every live process of ``uid`` (see :func:`user_pids`)."""
+    found = []
+    for pid in user_pids(uid):
         try:
-            uids = p.info["uids"]
-            if uids and uid in (uids.real, uids.effective) and p.info["status"] != psutil.STATUS_ZOMBIE:
-                found.append(p)
+            found.append(psutil.Process(pid))
         except psutil.Error:
             continue
     return found
 
 
+def usage(pid: int) -> tuple[int, float]:
+    """(resident bytes, CPU seconds) of the thread group ``pid``: the memory read from a task that
+    still runs (a zombie leader shows none), the CPU of all its tasks, those that ended included,
+    and of the children it has reaped. (0, 0.0) when the group has ended."""
+    task = live_task(pid)
+    fields = _stat_fields(f"/proc/{pid}/stat") if task else None  # the group's own line sums all its tasks
+    statm = _read(f"{task}/statm") if task else None
+    if not fields or not statm:
+        return 0, 0.0
+    try:
+        cpu = sum(int(x) for x in fields[11:15]) / _TICK
+        return int(statm.split()[1]) * _PAGE, cpu
+    except (ValueError, IndexError):
+        return 0, 0.0
+
+
+def runnable(pid: int) -> bool:
+    """Is any task of the thread group ``pid`` runnable right now?"""
+    return any((_stat_fields(f"{task}/stat") or ["?"])[0] == "R" for task in live_tasks(pid))
+
+
+def open_files(pids: list[int]):
+    """(descriptor path, what it names) for every descriptor of every live task of ``pids``: threads
+    may hold tables of their own (``unshare(CLONE_FILES)``), and a zombie leader holds none."""
+    for pid in pids:
+        for task in live_tasks(pid):
+            try:
+                names = os.listdir(f"{task}/fd")
+            except OSError:
+                continue
+            for name in names:
+                try:
+                    yield f"{task}/fd/{name}", os.readlink(f"{task}/fd/{name}")
+                except OSError:
+                    continue
+
+
+def _kill_all_as(uid: int) -> bool | None:
+    """``kill(-1, SIGKILL)`` from a short-lived child that has become ``uid``: every process the
+    student may signal, whatever /proc shows. True when the kernel found one, False when it found
+    none (ESRCH), None when the helper failed."""
+    pid = os.fork()
+    if pid == 0:  # the killer: become the student, then signal everything the student may signal
+        code = 2
+        try:
+            os.setgroups([])
+            os.setresuid(uid, uid, uid)
+            try:
+                os.kill(-1, signal.SIGKILL)
+                code = 0
+            except ProcessLookupError:
+                code = 1
+        finally:
+            os._exit(code)
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return None
+    return {0: True, 1: False}.get(os.waitstatus_to_exitcode(status))
+
+
 def kill_user(uid: int, timeout: float = 10.0) -> bool:
-    """Kill every process of ``uid`` (root only; never uid 0). True when none is left."""
+    """Kill every process of ``uid`` (root only; never uid 0). True when none is left.
+
+    Signals first, whatever /proc shows (a process may hide there), and again until the kernel finds
+    nothing to signal or no task of the user still runs."""
     if uid == 0:
         raise ValueError("refusing to kill every process of root")
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not user_processes(uid):
-            return True
-        pid = os.fork()
-        if pid == 0:  # the killer: become the student, then signal everything the student may signal
-            try:
-                os.setgroups([])
-                os.setresuid(uid, uid, uid)
-                os.kill(-1, signal.SIGKILL)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
+    while True:
+        found = _kill_all_as(uid)
         reap_children()
-        time.sleep(0.02)
-    return not user_processes(uid)
+        if found is False:
+            return True
+        time.sleep(0.01)
+        if not user_pids(uid):
+            return True
+        if time.monotonic() > deadline:
+            return False
 
 
 def kill_tree(procs: list[psutil.Process], timeout: float = 10.0, find_more=None) -> bool:
@@ -125,7 +269,7 @@ def kill_tree(procs: list[psutil.Process], timeout: float = 10.0, find_more=None
         for sig in (signal.SIGSTOP, signal.SIGKILL):
             for p in procs:
                 try:
-                    p.send_signal(sig)
+                    p.send_signal(sig)  # a zombie leader's pid still signals its live threads
                 except psutil.Error:
                     pass
         psutil.wait_procs(procs, timeout=0.2)
@@ -133,40 +277,240 @@ def kill_tree(procs: list[psutil.Process], timeout: float = 10.0, find_more=None
     return False
 
 
-def remove_user_files(uid: int, max_entries: int = 100_000) -> int:
-    """Delete what ``uid`` left in the world-writable folders (root only). Returns entries removed.
+# -- files the student left where any user may write --------------------------------------------
 
-    The sticky bit on those folders means a student can only create entries at their top
-    level, inside folders of their own, or inside another world-writable folder beneath
-    (``/tmp/.X11-unix``): entries of ``uid`` are removed whole, and world-writable folders of
-    other owners are looked into (never through a link).
-    """
-    removed = 0
-    pending = list(world_writable_folders())
-    seen = 0
-    while pending and seen < max_entries:
-        folder = pending.pop()
+
+class _Budget:
+    """So many entries and so many seconds, whichever runs out first; taken one entry at a time."""
+
+    def __init__(self, entries: int, seconds: float) -> None:
+        self.entries, self.until = entries, time.monotonic() + seconds
+
+    def take(self) -> bool:
+        self.entries -= 1
+        return self.entries >= 0 and time.monotonic() < self.until
+
+
+def _listing(folder: str):
+    """(entry, its lstat) for each entry of ``folder``, read lazily (a huge folder is never held whole)."""
+    try:
+        listing = os.scandir(folder)
+    except OSError:
+        return
+    with listing:
         try:
-            entries = list(os.scandir(folder))
+            for entry in listing:
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                yield entry, info
+        except OSError:
+            return
+
+
+def _world_writable_dir(info: os.stat_result) -> bool:
+    return stat.S_ISDIR(info.st_mode) and bool(info.st_mode & 0o002)
+
+
+def remove_user_files(uid: int, max_entries: int = 250_000, seconds: float = 10.0) -> int:
+    """Delete what ``uid`` left in the world-writable folders (root only). Returns the entries removed
+    at the top of a folder (a folder of the student's counts once, with what is inside).
+
+    The sticky bit on those folders means a student can only create entries at their top level, inside
+    folders of their own, or inside another world-writable folder beneath (``/tmp/.X11-unix``): entries
+    of ``uid`` are removed whole, and world-writable folders of other owners are looked into (never
+    through a link). Each world-writable folder has a budget of its own, ``max_entries`` entries looked
+    at or removed and ``seconds``, checked at every entry (inside the student's folders too), so a
+    folder filled with entries cannot leave the others uncleaned; what a budget leaves is logged and
+    removed by the next clean-up (the next worker's, or the next grader's start-up)."""
+    removed = 0
+    for top in world_writable_folders():
+        budget = _Budget(max_entries, seconds)
+        pending = [top]
+        while pending and budget.take():
+            for entry, info in _listing(pending.pop()):
+                if not budget.take():
+                    break
+                if info.st_uid == uid:
+                    removed += _remove_entry(entry.path, info, budget)
+                elif _world_writable_dir(info):
+                    pending.append(entry.path)
+        if budget.entries < 0 or time.monotonic() >= budget.until:
+            log.warning("clean-up of %s stopped at its budget: some files of uid %d are left for the next one", top, uid)
+    return removed
+
+
+def _remove_entry(path: str, info: os.stat_result, budget: _Budget) -> int:
+    if stat.S_ISDIR(info.st_mode):
+        return int(_remove_tree(path, budget))
+    try:
+        os.unlink(path)
+    except OSError:
+        return 0
+    return 1
+
+
+def _remove_tree(top: str, budget: _Budget) -> bool:
+    """Remove the folder ``top`` with everything inside, one entry at a time against ``budget``; True
+    when it is gone. One folder is open at a time, however deep the tree; what cannot be removed is
+    skipped, never tried forever."""
+    stack, stuck = [top], set()
+    while stack:
+        folder, inner = stack[-1], None
+        for entry, info in _listing(folder):
+            if not budget.take():
+                return False
+            if stat.S_ISDIR(info.st_mode):
+                if entry.path not in stuck:
+                    inner = entry.path
+                    break
+                continue
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+        if inner is not None:
+            stack.append(inner)
+            continue
+        stack.pop()
+        try:
+            os.rmdir(folder)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            stuck.add(folder)
+    return top not in stuck
+
+
+def _xattr_bytes(path: str) -> int:
+    """Bytes in the extended attributes of ``path`` (names and values): memory on tmpfs that no file
+    size or free-space figure shows."""
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError:
+        return 0
+    total = 0
+    for name in names:
+        try:
+            total += len(name) + len(os.getxattr(path, name, follow_symlinks=False))
         except OSError:
             continue
-        for entry in entries:
-            seen += 1
+    return total
+
+
+class _Tally:
+    """One pass of a :class:`FileCount`: bytes per filesystem (each file once) and the entries counted."""
+
+    def __init__(self) -> None:
+        self.used: dict[int, int] = {}
+        self.entries = 0
+        self._seen: set[tuple[int, int]] = set()
+
+    def add(self, path: str, info: os.stat_result) -> None:
+        self.entries += 1
+        if (info.st_dev, info.st_ino) not in self._seen:
+            self._seen.add((info.st_dev, info.st_ino))
+            self.used[info.st_dev] = self.used.get(info.st_dev, 0) + info.st_blocks * 512 + _xattr_bytes(path)
+
+    def add_open_deleted(self, pids: list[int]) -> None:
+        """Files the processes ``pids`` wrote, keep open and deleted: on no folder's listing any more."""
+        for path, target in open_files(pids):
+            if not target.endswith(" (deleted)") or target.startswith("/memfd:"):  # memfds: held memory
+                continue
             try:
-                info = entry.stat(follow_symlinks=False)
-                if info.st_uid != uid:
-                    if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002:
-                        pending.append(entry.path)
-                    continue
-                path = Path(entry.path)
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    path.unlink(missing_ok=True)
-                removed += 1
+                info = os.stat(path)
             except OSError:
                 continue
-    return removed
+            if stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) not in self._seen:
+                self._seen.add((info.st_dev, info.st_ino))
+                self.used[info.st_dev] = self.used.get(info.st_dev, 0) + info.st_blocks * 512
+
+
+class FileCount:
+    """What one user has written where any user may write, counted a slice of time at a time.
+
+    A pass lists the world-writable ``folders``, walks the user's own entries there whole and looks
+    into world-writable folders of other owners, then walks the ``roots`` (the worker's scratch
+    folder). Only entries the user owns count: their bytes on each filesystem (extended attributes
+    included) and their number. A pass resumes where the last slice stopped, so a machine whose shared
+    folders hold many entries of other owners makes the count later, never larger, and never the
+    student's fault; what other users write or delete changes nothing. :meth:`used` and
+    :meth:`entries` are the larger of the last complete pass and the one under way."""
+
+    def __init__(self, uid: int, roots: list[str], folders: list[str]) -> None:
+        self.uid, self.roots, self.folders = uid, list(roots), list(folders)
+        self.passes = 0
+        self._done = _Tally()
+        self._tally = _Tally()
+        self._walk = None
+
+    def step(self, pids: list[int], seconds: float) -> bool:
+        """Walk on for at most ``seconds``; True when a pass ended (then the next step starts another)."""
+        if self._walk is None:
+            self._tally = _Tally()
+            self._walk = self._pass(self._tally)
+        until = time.monotonic() + seconds
+        for _ in self._walk:
+            if time.monotonic() >= until:
+                return False
+        self._tally.add_open_deleted(pids)
+        self._done, self._walk = self._tally, None
+        self.passes += 1
+        return True
+
+    def used(self) -> dict[int, int]:
+        merged = dict(self._done.used)
+        for dev, n in self._tally.used.items():
+            merged[dev] = max(merged.get(dev, 0), n)
+        return merged
+
+    def entries(self) -> int:
+        return max(self._done.entries, self._tally.entries)
+
+    def close(self) -> None:
+        if self._walk is not None:
+            self._walk.close()  # closes the folders it holds open
+            self._walk = None
+
+    def _pass(self, tally: _Tally):
+        pending = list(self.folders)
+        while pending:
+            for entry, info in _listing(pending.pop()):
+                yield
+                if info.st_uid == self.uid:
+                    tally.add(entry.path, info)
+                    if stat.S_ISDIR(info.st_mode):
+                        yield from self._tree(entry.path, tally)
+                elif _world_writable_dir(info):
+                    pending.append(entry.path)
+        for root in self.roots:
+            yield from self._tree(root, tally)
+
+    def _tree(self, top: str, tally: _Tally):
+        """The user's entries under ``top`` (not ``top`` itself), in its folders and in world-writable ones."""
+        pending = [top]
+        while pending:
+            for entry, info in _listing(pending.pop()):
+                yield
+                if info.st_uid == self.uid:
+                    tally.add(entry.path, info)
+                if stat.S_ISDIR(info.st_mode) and (info.st_uid == self.uid or info.st_mode & 0o002):
+                    pending.append(entry.path)
+
+
+def user_files(
+    uid: int, roots: list[str], pids: list[int], max_entries: int = 100_000, seconds: float = 10.0
+) -> tuple[dict[int, int], bool]:
+    """What ``uid`` has written where any user may write, counted in one go (see :class:`FileCount`):
+    {filesystem (st_dev): bytes}, and whether the student kept to ``max_entries`` entries of its own.
+    A pass cut short by ``seconds`` returns what it found (other owners' entries never count)."""
+    count = FileCount(uid, roots, world_writable_folders())
+    try:
+        count.step(pids, seconds)
+    finally:
+        count.close()
+    return count.used(), count.entries() <= max_entries
 
 
 # -- System V IPC and shared memory held by a user ---------------------------------------------
@@ -230,98 +574,17 @@ def held_shared_memory(pids: list[int]) -> int:
     (Files in /dev/shm and other memory-backed folders are counted by the space they take there.)"""
     seen: set[tuple[int, int]] = set()
     total = 0
-    for pid in pids:
-        base = f"/proc/{pid}/fd"
+    for path, target in open_files(pids):
+        if not target.startswith("/memfd:"):
+            continue
         try:
-            names = os.listdir(base)
+            info = os.stat(path)
         except OSError:
             continue
-        for name in names:
-            try:
-                if not os.readlink(f"{base}/{name}").startswith("/memfd:"):
-                    continue
-                info = os.stat(f"{base}/{name}")
-            except OSError:
-                continue
-            if (info.st_dev, info.st_ino) not in seen:
-                seen.add((info.st_dev, info.st_ino))
-                total += info.st_blocks * 512
-    return total
-
-
-def user_files(uid: int, roots: list[str], pids: list[int], max_entries: int = 50_000) -> tuple[dict[int, int], bool]:
-    """What ``uid`` has written where any user may write: {filesystem (st_dev): bytes}, and whether
-    the count is complete (False past ``max_entries`` entries, which no honest submission creates).
-
-    Counts the entries of ``uid`` in the world-writable folders (whole, with what is inside),
-    looking into world-writable folders of other owners as :func:`remove_user_files` does, every
-    file under ``roots`` (the worker's own scratch folder), and files the processes ``pids`` keep
-    open after deleting them. Only the student's own files count, whatever else the machine
-    writes meanwhile (a free-space difference would charge the student for other processes)."""
-    used: dict[int, int] = {}
-    seen: set[tuple[int, int]] = set()
-    entries = 0
-
-    def add(info: os.stat_result) -> None:
         if (info.st_dev, info.st_ino) not in seen:
             seen.add((info.st_dev, info.st_ino))
-            used[info.st_dev] = used.get(info.st_dev, 0) + info.st_blocks * 512
-
-    def whole(top: str) -> bool:
-        nonlocal entries
-        for folder, dirs, files in os.walk(top, followlinks=False):
-            for name in dirs + files:
-                entries += 1
-                if entries > max_entries:
-                    return False
-                try:
-                    add(os.lstat(os.path.join(folder, name)))
-                except OSError:
-                    continue
-        return True
-
-    pending = list(world_writable_folders())
-    while pending:
-        folder = pending.pop()
-        try:
-            listing = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in listing:
-            entries += 1
-            if entries > max_entries:
-                return used, False
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if info.st_uid != uid:
-                if stat.S_ISDIR(info.st_mode) and info.st_mode & 0o002:
-                    pending.append(entry.path)
-                continue
-            add(info)
-            if stat.S_ISDIR(info.st_mode) and not whole(entry.path):
-                return used, False
-    for root in roots:
-        if not whole(root):
-            return used, False
-    for pid in pids:  # written, kept open, deleted: on no folder's listing any more
-        base = f"/proc/{pid}/fd"
-        try:
-            names = os.listdir(base)
-        except OSError:
-            continue
-        for name in names:
-            try:
-                target = os.readlink(f"{base}/{name}")
-                if not target.endswith(" (deleted)") or target.startswith("/memfd:"):  # memfds: held memory
-                    continue
-                info = os.stat(f"{base}/{name}")
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                add(info)
-    return used, True
+            total += info.st_blocks * 512
+    return total
 
 
 def memory_filesystems(folders: list[str]) -> list[str]:

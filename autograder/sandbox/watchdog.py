@@ -1,12 +1,16 @@
 """The watchdog: the worker's processes, memory and disk, counted while the grader waits for an answer.
 
 One job: :class:`Watchdog`, the part of :class:`.worker.Worker` the channel calls between
-reads (``_watch``, at most every 0.1 s). It stops the worker over its time limit (the student's
+reads (``_watch``, at most every 0.1 s). It ends a request whose worker process has ended (its
+children may keep its pipes open), and stops the worker over its time limit (the student's
 time, :mod:`.clock`: CPU time while runnable, wall time while asleep), over its process cap, over its
 memory (the RSS of all its processes plus the shared memory they hold outside it: memfds,
-System V segments, files in memory-backed folders) or over its disk budget (the student
-user's own files, counted once a watched filesystem's free space shrinks), and finds every
-process of the student (the slot user's, or the re-parented orphans without root).
+System V segments, files in memory-backed folders) or over its disk budget, and finds every
+process of the student (the slot user's, or the re-parented orphans without root), thread by
+thread (:mod:`.proctree`: a zombie leader whose threads run on is counted, with their memory and
+CPU time). As root, disk is the student user's own entries where writes are not refused, counted a
+slice of time at a time (:class:`.proctree.FileCount`): what other users write, delete or keep there
+never counts, nor makes the count fail.
 """
 
 from __future__ import annotations
@@ -19,9 +23,11 @@ import time
 import psutil
 
 from . import proctree
-from .limits import WorkerMemory, WorkerTimeout
+from .limits import WorkerDied, WorkerMemory, WorkerTimeout
 
 log = logging.getLogger("autograder.sandbox")
+
+FILE_SLICE_S = 0.03  # the longest the grader walks the shared folders per look (every 0.25 s at most)
 
 
 class Watchdog:
@@ -32,53 +38,64 @@ class Watchdog:
         if now - self._last_watch < 0.1:
             return
         self._last_watch = now
-        procs = self._processes()
-        if len(procs) > self.limits.max_processes:
+        if self.pid is not None and not proctree.alive(self.pid):  # however many of its children hold its pipes open
+            self.failure = WorkerDied("the process stopped while answering (sys.exit, os._exit or a crash in your code?)")
+            raise _Stop()
+        pids = self._processes()
+        if len(pids) > self.limits.max_processes:
             self.failure = WorkerMemory(f"started more than {self.limits.max_processes} processes")
             raise _Stop()
         rss = 0  # resident memory, mapped shared memory included (RssShmem is part of RSS)
-        cpu = 0.0  # CPU seconds of every process, with those of the children each has reaped
-        running = False  # the worker's main process is runnable (see clock.StudentClock)
-        for p in procs:
-            try:
-                with p.oneshot():
-                    rss += p.memory_info().rss
-                    t = p.cpu_times()
-                    cpu += t.user + t.system + t.children_user + t.children_system
-                    if p.pid == self.pid:
-                        running = p.status() == psutil.STATUS_RUNNING
-            except psutil.Error:
-                pass
+        cpu = 0.0  # CPU seconds of every process (all its threads), with those of the children each has reaped
+        for pid in pids:
+            resident, seconds = proctree.usage(pid)
+            rss += resident
+            cpu += seconds
         if self.clock is not None:
-            self.clock.tick(now, cpu, running)
+            self.clock.tick(now, cpu, self.pid is not None and proctree.runnable(self.pid))
             if self.clock.expired():
                 self.failure = WorkerTimeout()
                 raise _Stop()
         if now - self._last_held >= 0.25:  # a few more reads: what is held outside every process's RSS
             self._last_held = now
-            self._count_files([p.pid for p in procs])
-            self._held = self._held_memory([p.pid for p in procs])
+            self._count_files(pids)
+            self._held = self._held_memory(pids)
+        self._check_memory_and_disk(pids, rss)
+
+    def _check_memory_and_disk(self, pids: list[int], rss: int) -> None:
         if rss + self._held > self.limits.rss_mb * 1024 * 1024:
             self.failure = WorkerMemory(f"used more than {self.limits.rss_mb} MB of memory")
-            log.info("memory limit: %s; %d MB held in shared memory", _describe_processes(procs), self._held >> 20)
+            log.info("memory limit: %s; %d MB held in shared memory", _describe_processes(pids), self._held >> 20)
             raise _Stop()
         on_disk = sum(n for dev, n in self._files.items() if dev not in self._memory_devices)
-        if on_disk > self.limits.disk_mb * 1024 * 1024 or not self._files_complete:
+        if on_disk > self.limits.disk_mb * 1024 * 1024:
             self.failure = WorkerMemory(f"wrote more than {self.limits.disk_mb} MB to disk")
             raise _Stop()
+        if self._file_entries > self.limits.disk_entries:
+            self.failure = WorkerMemory(f"created more than {self.limits.disk_entries} files and folders")
+            raise _Stop()
+
+    def _start_watching_disk(self, namespaces: bool) -> None:
+        """Called by ``Worker.start`` where the worker may write to the machine's disks (no read-only mounts)."""
+        folders = proctree.world_writable_folders()
+        scratch = [str(self._staging / "scratch")] if self._staging is not None else []
+        if self.user is not None:  # with namespaces the world-writable folders are private tmpfs: the scratch is left
+            self._file_count = proctree.FileCount(self.user.pw_uid, scratch, [] if namespaces else folders)
+        else:  # the grader's own user: its files cannot be told apart, only the free space tells
+            watched = [str(self._staging)] if namespaces else _one_per_filesystem([str(self._staging), *folders])
+            self._disk_baseline = {p: _free_bytes(p) for p in watched}
+        if not namespaces:
+            self._memory_devices = {os.stat(p).st_dev for p in proctree.memory_filesystems(folders)}
 
     def _count_files(self, pids: list[int]) -> None:
-        """The student's own files where writes are not refused, counted once the free space of a
-        watched filesystem has shrunk by 16 MB (by whoever: the count itself is the student's only)."""
-        trigger = 16 * 1024 * 1024
-        if not any(baseline - _free_bytes(path) > trigger for path, baseline in self._disk_baseline.items()):
-            self._files, self._files_complete = {}, True
+        """As root: the student user's own entries, walked on for a slice of time. Without root (no user
+        of its own): the free space lost by a watched filesystem, once over 16 MB."""
+        if self._file_count is not None:
+            self._file_count.step(pids, FILE_SLICE_S)
+            self._files, self._file_entries = self._file_count.used(), self._file_count.entries()
             return
-        if self.user is None:  # the grader's own user: no way to tell the student's files apart
-            self._files = {0: max(baseline - _free_bytes(path) for path, baseline in self._disk_baseline.items())}
-            return
-        scratch = [str(self._staging / "scratch")] if self._staging is not None else []
-        self._files, self._files_complete = proctree.user_files(self.user.pw_uid, scratch, pids)
+        lost = max((baseline - _free_bytes(path) for path, baseline in self._disk_baseline.items()), default=0)
+        self._files = {0: lost} if lost > 16 * 1024 * 1024 else {}
 
     def _held_memory(self, pids: list[int]) -> int:
         """Shared memory the student holds that no RSS shows: memfds kept open without being mapped,
@@ -100,31 +117,41 @@ class Watchdog:
         held += sum(n for dev, n in self._files.items() if dev in self._memory_devices)
         return held
 
-    def _processes(self) -> list[psutil.Process]:
-        procs: dict[int, psutil.Process] = {}
-        if self.pid is not None:
-            try:
-                root = psutil.Process(self.pid)
-                procs[root.pid] = root
-                for child in root.children(recursive=True):
-                    procs[child.pid] = child
-            except psutil.Error:
-                pass
+    def _processes(self) -> list[int]:
+        """The pids of the student's live thread groups: the worker, and the slot user's (as root) or
+        the worker's descendants and the orphans re-parented to us (without root)."""
+        pids = [self.pid] if self.pid is not None and proctree.alive(self.pid) else []
         if self.user is not None:  # as root, the slot's user is this worker's alone
-            for p in proctree.user_processes(self.user.pw_uid):
-                procs.setdefault(p.pid, p)
-        else:  # orphans re-parented to us (the child subreaper)
-            for child in psutil.Process().children(recursive=True):
-                if child.pid not in self._foreign and (self.zygote is None or child.pid != self.zygote.proc.pid):
-                    procs.setdefault(child.pid, child)
-        return list(procs.values())
-
-
-def _describe_processes(procs: list[psutil.Process]) -> str:
-    parts = []
-    for p in procs:
+            return pids + [pid for pid in proctree.user_pids(self.user.pw_uid) if pid != self.pid]
+        found: list[psutil.Process] = []
         try:
-            parts.append(f"{p.pid} ({p.username()}, {p.memory_info().rss >> 20} MB, {' '.join(p.cmdline()[:3])[:80]})")
+            found += psutil.Process(self.pid).children(recursive=True) if self.pid is not None else []
+        except psutil.Error:
+            pass
+        for child in psutil.Process().children(recursive=True):  # orphans re-parented to us (the child subreaper)
+            if child.pid not in self._foreign and (self.zygote is None or child.pid != self.zygote.proc.pid):
+                found.append(child)
+        for pid in dict.fromkeys(p.pid for p in found):
+            if pid not in pids and proctree.alive(pid):
+                pids.append(pid)
+        return pids
+
+    def _process_objects(self) -> list[psutil.Process]:
+        found = []
+        for pid in self._processes():
+            try:
+                found.append(psutil.Process(pid))
+            except psutil.Error:
+                continue
+        return found
+
+
+def _describe_processes(pids: list[int]) -> str:
+    parts = []
+    for pid in pids:
+        try:
+            p = psutil.Process(pid)
+            parts.append(f"{pid} ({p.username()}, {proctree.usage(pid)[0] >> 20} MB, {' '.join(p.cmdline()[:3])[:80]})")
         except psutil.Error:
             continue
     return "; ".join(parts)

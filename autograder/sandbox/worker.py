@@ -44,7 +44,7 @@ from .isolation import (  # noqa: F401 - NO_NAMESPACES_ENV, isolation_summary, n
 from .limits import Limits, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout  # noqa: F401 - WorkerMemory
 from .staging import make_staging, remove_staging
 from .users import ensure_student_user
-from .watchdog import Watchdog, _free_bytes, _one_per_filesystem, _Stop
+from .watchdog import Watchdog, _Stop
 from .zygote import Zygote
 
 
@@ -76,13 +76,14 @@ class Worker(Watchdog):
         self._staging: Path | None = None
         self._foreign: set[int] = set()  # our children that are not the worker's (zygotes, other workers)
         self._last_watch = 0.0
-        # Where writes are not refused: free bytes per watched filesystem (a cheap trigger only: when
-        # one shrinks, the student's own files are counted), the filesystems that live in memory, and
-        # what the count found {filesystem: bytes}.
+        # Where writes are not refused: the count of the student user's own files (as root), or free bytes
+        # per watched filesystem (without root); the filesystems that live in memory; what the count found
+        # {filesystem: bytes}, and how many entries of its own.
+        self._file_count: proctree.FileCount | None = None
         self._disk_baseline: dict[str, int] = {}
         self._memory_devices: set[int] = set()
         self._files: dict[int, int] = {}
-        self._files_complete = True
+        self._file_entries = 0
         self._private_tmpfs: dict[str, int] = {}  # the worker's own tmpfs folders and sizes (MB), read through /proc/<pid>/root
         self._held = 0  # memory held outside any process's RSS (memfds, SysV segments, tmpfs files)
         self._last_held = 0.0
@@ -107,22 +108,12 @@ class Worker(Watchdog):
         if "namespaces" in features:
             self._private_tmpfs = masked_folders(self.limits)
         if "readonly" not in features:  # the worker may write to the machine's disks: watch them
-            folders = proctree.world_writable_folders()
-            in_memory = set(proctree.memory_filesystems(folders))
-            watched = _one_per_filesystem([str(self._staging), *folders])
-            if "namespaces" in features:  # the world-writable folders are private tmpfs: the staging is left
-                watched = [str(self._staging)]
-            self._disk_baseline = {p: _free_bytes(p) for p in watched}
-            if "namespaces" not in features:
-                self._memory_devices = {os.stat(p).st_dev for p in in_memory}
+            self._start_watching_disk("namespaces" in features)
 
     def alive(self) -> bool:
         if self.pid is None:
             return False
-        try:
-            return proctree.running(psutil.Process(self.pid))
-        except psutil.Error:
-            return False
+        return proctree.alive(self.pid)  # any of its threads: a leader gone with the bare exit call is not the end
 
     def request(self, message: dict, limit: TimeLimit) -> dict:
         """Send one request and wait for its answer, for at most ``limit.seconds`` of the student's
@@ -154,7 +145,9 @@ class Worker(Watchdog):
         if self.user is not None:
             proctree.kill_user(self.user.pw_uid)
         else:
-            proctree.kill_tree(self._processes(), find_more=self._processes)
+            proctree.kill_tree(self._process_objects(), find_more=self._process_objects)
+        if self._file_count is not None:
+            self._file_count.close()
         if self.channel is not None:
             self.channel.close()
         if self._staging is not None:
@@ -168,8 +161,8 @@ class Worker(Watchdog):
             self._own_zygote = None
 
     def leftovers(self) -> list[int]:
-        """Processes of the student still alive (after kill: should be none)."""
-        return [p.pid for p in self._processes()]
+        """Processes of the student still alive, zombie leaders with live threads included (after kill: none)."""
+        return self._processes()
 
 
 def describe_exit(code: int | None) -> str:

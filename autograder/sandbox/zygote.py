@@ -1,17 +1,20 @@
 """The zygote: the one way a worker is started, forked from a template that imported torch once.
 
 One job: :class:`Zygote` starts a runtime process (limited address space and file size, its
-own network namespace where allowed) that has imported torch and never imports student
+own network namespace where allowed, no extended attributes or io_uring: a seccomp filter that
+every worker inherits, :func:`refuse_kernel_memory_calls`) that has imported torch and never imports student
 code; :meth:`Zygote.spawn` forks a fresh worker from it for each submission, handing it the
 request, answer and output pipes and what it must do before the student's file is imported
 (take its namespaces, mount its private folders, drop to the slot's user). Starting one
-protects the secrets and clears what an earlier grader left in the slot's account.
+protects the secrets and clears what an earlier grader left in the slot's account (every
+process of the slot's user, however hidden: :func:`.proctree.kill_user`, and its files).
 """
 
 from __future__ import annotations
 
 import ctypes
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -30,6 +33,7 @@ from .staging import make_staging, remove_staging
 from .users import ensure_student_user, make_interpreter_reachable, protect_secrets
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent
+log = logging.getLogger("autograder.sandbox")
 
 
 def _worker_env() -> dict[str, str]:
@@ -45,6 +49,63 @@ def _worker_env() -> dict[str, str]:
     }
 
 
+# System calls the worker template and everything forked from it may not make. Extended attributes
+# (set*xattr*): a file's user.* attributes on tmpfs are kernel memory that no file size, free space or
+# RSS shows (24,000 of them held 1.5 GB). io_uring: it can set them too, past this filter. Refused as a
+# filesystem without extended attributes refuses them (EOPNOTSUPP), and io_uring as a kernel without it.
+_REFUSED_CALLS = {  # machine: (audit architecture, {call: errno})
+    "x86_64": (0xC000003E, {188: 95, 189: 95, 190: 95, 463: 95, 425: 38, 426: 38, 427: 38}),
+    "aarch64": (0xC00000B7, {5: 95, 6: 95, 7: 95, 463: 95, 425: 38, 426: 38, 427: 38}),
+}
+
+
+def _refusing_filter(arch: int, refused: dict[int, int]) -> list[tuple[int, int, int, int]]:
+    """A seccomp BPF program: another architecture's calls (and x32's) fail with ENOSYS, ``refused``
+    calls with their errno, everything else is allowed."""
+    load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, errno = 0x7FFF0000, 0x00050000
+    calls = sorted(refused.items())
+    to_enosys = 4 + 2 * len(calls) + 1  # the last instruction: a test per call, allow, a return per call, ENOSYS
+    program = [(load, 0, 0, 4), (jeq, 0, to_enosys - 2, arch), (load, 0, 0, 0), (jge, to_enosys - 4, 0, 0x40000000)]
+    for call, _ in calls:
+        program.append((jeq, len(calls), 0, call))  # to this call's return: past the other tests and allow
+    program.append((ret, 0, 0, allow))
+    program += [(ret, 0, 0, errno | code) for _, code in calls]  # (one return each, in the same order)
+    program.append((ret, 0, 0, errno | 38))
+    return program
+
+
+def refuse_kernel_memory_calls() -> bool:
+    """Install :data:`_REFUSED_CALLS` as a seccomp filter on this process and all it will start (for
+    good: no process can remove a filter). True when it is in force."""
+    machine = os.uname().machine
+    if machine not in _REFUSED_CALLS:
+        return False
+    program = _refusing_filter(*_REFUSED_CALLS[machine])
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    instructions = (Instruction * len(program))(*[Instruction(*i) for i in program])
+    fprog = Program(len(program), instructions)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER (as root)
+        return True
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS: what a filter needs without CAP_SYS_ADMIN
+    return libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0
+
+
+def _seccomp_filters(pid: int | str) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("Seccomp_filters:")), 0)
+    except (OSError, ValueError):
+        return 0
+
+
 def _zygote_preexec(limits: Limits, own_netns: bool):
     def apply() -> None:  # in the zygote, before exec
         mb = 1024 * 1024
@@ -55,6 +116,7 @@ def _zygote_preexec(limits: Limits, own_netns: bool):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if own_netns:
             ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)
+        refuse_kernel_memory_calls()
 
     return apply
 
@@ -99,6 +161,10 @@ class Zygote:
             preexec_fn=_zygote_preexec(limits, self.namespaces),
         )
         theirs.close()
+        # The filter is in force once Popen returns (it was installed before the exec): one more than ours.
+        self.xattrs_refused = _seccomp_filters(self.proc.pid) > _seccomp_filters("self")
+        if not self.xattrs_refused:
+            log.warning("extended attributes could not be refused to workers (no seccomp): the disk watch counts them")
         self.control = ours
         self.control.settimeout(120)
 
