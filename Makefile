@@ -66,8 +66,9 @@ lint: $(STAMP) ## ruff
 bench: $(STAMP) ## measure grading time and memory; writes the table into README.md
 	$(PY) -m autograder bench --setup --write-readme
 
-gradescope-image: $(STAMP) ## run setup.sh for real in a fresh Debian root (root, debootstrap; minutes)
+gradescope-image: $(STAMP) ## run setup.sh, and the PrairieLearn Dockerfile's steps, for real in a fresh Debian root (root, debootstrap; minutes)
 	$(PY) tests/gradescope_image.py
+	$(PY) tests/prairielearn_image.py
 
 # The handout's Linux lines run as written; the one variable they read is TORCH_INDEX_URL (above).
 student-setup: $(STAMP) ## a handout's Linux lines, as written, in a fresh venv: public tests, notebook, otter check (minutes)

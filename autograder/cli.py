@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {grade,grade-all,release,gradescope,...}``."""
+"""Command line: ``python -m autograder {grade,grade-all,release,gradescope,prairielearn,...}``."""
 
 from __future__ import annotations
 
@@ -96,6 +96,12 @@ def _cmd_gradescope(args: argparse.Namespace) -> int:
     return run_gradescope()
 
 
+def _cmd_prairielearn(args: argparse.Namespace) -> int:
+    from .platforms.prairielearn import run_prairielearn
+
+    return run_prairielearn()
+
+
 def _cmd_release(args: argparse.Namespace) -> int:
     import datetime as dt
 
@@ -156,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help='the assignment column of canvas.csv, e.g. "Attention (12345)" to update an existing Canvas assignment '
         "(default: the assignment's title, which Canvas imports as a new assignment)",
+    )
+    p.add_argument(
+        "--course",
+        metavar="COURSE_TOML",
+        help="the course file whose deadline, late policy, extensions and similarity settings apply (default: the kit's course.toml)",
     )
     p.set_defaults(func=_cmd_grade_all)
 
@@ -237,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
+
+    p = sub.add_parser("prairielearn", help="PrairieLearn entry point (used by the grading package's run_grader.sh)")
+    p.set_defaults(func=_cmd_prairielearn)
     return parser
 
 

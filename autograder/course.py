@@ -27,6 +27,7 @@ else:  # pragma: no cover - Python 3.10
 COURSE_FILE = "course.toml"
 DEFAULT_TIMEZONE = "UTC"  # course.toml's `timezone`: where a `due` date's end of day falls
 DUE_TIME = dt.time(23, 59, 59)  # a `due` given as a date means the end of that day
+PLATFORMS = ("gradescope", "prairielearn")  # course.toml's `platforms`: what the release builds (default both)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class Course:
     title: str
     entries: tuple[CourseEntry, ...]
     path: Path | None = None
+    platforms: tuple[str, ...] = PLATFORMS  # what the release builds for each assignment
 
     @property
     def order(self) -> list[str]:
@@ -168,6 +170,15 @@ def _timezone(value: object, where: str) -> str:
     return zone
 
 
+def _platforms(value: object, where: str) -> tuple[str, ...]:
+    """course.toml's ``platforms``: a non-empty list of known platforms (default: all of them)."""
+    if value is None:
+        return PLATFORMS
+    if not isinstance(value, list) or not value or any(p not in PLATFORMS for p in value):
+        raise ConfigError(f"{where}: platforms = {value!r} must list one or more of {', '.join(PLATFORMS)}")
+    return tuple(p for p in PLATFORMS if p in value)
+
+
 def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
     """Read ``course.toml`` (or ``path``); assignments it does not list come last, undated, with a warning."""
     path = path or kit_root / COURSE_FILE
@@ -179,6 +190,7 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     zone = _timezone(data.get("timezone"), path.name)
+    platforms = _platforms(data.get("platforms"), path.name)
     entries: list[CourseEntry] = []
     for raw in data.get("assignment", []):
         name = raw.get("name")
@@ -234,4 +246,28 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
         if name not in listed:
             print(f"warning: {path.name} does not list assignment {name!r}; it is released last, undated", file=sys.stderr)
             entries.append(CourseEntry(name, timezone=zone))
-    return Course(str(data.get("title", "Course")), tuple(entries), path)
+    return Course(str(data.get("title", "Course")), tuple(entries), path, platforms)
+
+
+def read_table(name: str, keys: tuple[str, ...] | None = None, kit_root: Path = KIT_ROOT, path: Path | None = None) -> dict:
+    """course.toml's top-level table ``[name]`` (``{}`` when absent or the file is missing): the
+    term's rules that grade-all reads (``[late]``, ``[extensions]``, ``[similarity]``). With ``keys``,
+    a key not among them is an error naming the nearest valid one."""
+    import difflib
+
+    path = path or kit_root / COURSE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path.name}: `{name}` must be a table ([{name}]), not {type(table).__name__}")
+    for key in table if keys is not None else ():
+        if key not in keys:
+            near = difflib.get_close_matches(key, list(keys), n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(keys)}"
+            raise ConfigError(f"{path.name}: unknown key {name}.{key}: {hint}")
+    return table

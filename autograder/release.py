@@ -1,4 +1,4 @@
-"""Build a release: student_template/<a>/ and dist/<a>/{student,autograder}.zip.
+"""Build a release: student_template/<a>/, dist/<a>/{student,autograder}.zip and dist/<a>/prairielearn/.
 
 A release is a pure function of the sources (solutions/, assignments/,
 autograder/): stubs are generated, never edited; zips are byte-identical
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .config import KIT_ROOT, Assignment, ConfigError, list_assignments, load_assignment
+from .platforms import prairielearn_proofs  # noqa: F401 - registers the PrairieLearn question's self-check proof
 from .solution_leaks import HINT_RUN, SolutionCheck, solution_code_check, solution_lines  # noqa: F401 - callers' names
 from .student_folder import (  # noqa: F401 - callers' names
     TEMPLATES,
@@ -91,6 +92,8 @@ def main(
             entry = course.entry(name)
             shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
             zips = build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter, entry=entry)
+            if "prairielearn" in course.platforms:  # dist/<a>/prairielearn/: platforms/prairielearn_question.py
+                zips.update(_prairielearn_files(assignment, zips["student.zip"], course.title))
             leaks = solution_code_check(assignment, student_files_from_zip(zips["student.zip"]), entry)
             if leaks.found:
                 raise ConfigError(
@@ -179,6 +182,7 @@ def _release_one(
     with tempfile.TemporaryDirectory(prefix=f"kit-release-{name}-") as tmp:
         staged = Path(tmp)
         for file_name, data in zips.items():
+            (staged / file_name).parent.mkdir(parents=True, exist_ok=True)  # prairielearn/... is a folder
             (staged / file_name).write_bytes(data)
         if check:
             report = self_check(assignment, staged, cache or DEFAULT_CACHE)
@@ -194,12 +198,31 @@ def _release_one(
             shutil.rmtree(target)
         target.mkdir(parents=True)
         for path in staged.iterdir():
-            shutil.copyfile(path, target / path.name)
-    print(f"[{name}] wrote {target}/student.zip and {target}/autograder.zip ({time.monotonic() - started:.0f} s)", flush=True)
+            if path.is_dir():
+                shutil.copytree(path, target / path.name)
+            elif path.name != "autograder.zip" or _builds("gradescope"):  # always self-checked, shipped if chosen
+                shutil.copyfile(path, target / path.name)
+    written = ", ".join(sorted(p.name for p in target.iterdir() if p.name != "selfcheck.txt"))
+    print(f"[{name}] wrote {target}/: {written} ({time.monotonic() - started:.0f} s)", flush=True)
     return name, table, []
 
 
 _PRINT = threading.Lock()
+
+
+def _builds(platform: str) -> bool:
+    """Whether the running release builds ``platform`` (course.toml's ``platforms``, default all)."""
+    from .course import load_course
+
+    return platform in (_BUILDING or load_course()).platforms
+
+
+def _prairielearn_files(assignment: Assignment, student_zip: bytes, topic: str) -> dict[str, bytes]:
+    """dist/<a>/prairielearn/'s files, keyed ``prairielearn/<path>``; the editor's stub is student.zip's."""
+    from .platforms.prairielearn_question import prairielearn_files
+
+    stub = student_files_from_zip(student_zip)[assignment.submit_file].decode()
+    return {f"prairielearn/{rel}": data for rel, data in prairielearn_files(assignment, stub, topic).items()}
 
 
 def write_readme_block(name: str, text: str, readme: Path = KIT_ROOT / "README.md", by: str = "make release") -> None:

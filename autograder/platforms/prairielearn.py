@@ -1,0 +1,130 @@
+"""The PrairieLearn entry point: the grading package's ``run_grader.sh`` calls ``python -m autograder prairielearn``.
+
+Layout (``PL_GRADE_ROOT``, default ``/grade``), as PrairieLearn assembles it: ``serverFilesCourse/<package>/``
+is the grading package (this engine, one assignment, its reference), ``tests/`` the question's
+copy of the assignment's tests, ``student/`` the upload, ``data/data.json`` the question's data;
+``results/results.json`` is what PrairieLearn reads. Grading is Gradescope's: the same
+:func:`.grade.grade_submission`, the zygote started the same way, and, as root, the grader's
+folders made private (0700) before student code starts. The engine's Gradescope document is
+kept beside as ``results/gradescope.json`` and rendered by :mod:`.prairielearn_results`.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from ..config import KIT_ROOT, Assignment, list_assignments, load_assignment
+from ..sandbox import running_as_root
+from .prairielearn_question import START_MARGIN_S, grading_timeout
+
+log = logging.getLogger("autograder.prairielearn")
+GRADESCOPE_COPY = "gradescope.json"  # the engine's own document, for course staff (PrairieLearn archives /grade)
+PRIVATE = ("results", "student", "tests", "serverFilesCourse", "data")  # under the grade root, 0700 as root
+
+
+def grade_root() -> Path:
+    return Path(os.environ.get("PL_GRADE_ROOT", "/grade"))
+
+
+def run_prairielearn() -> int:
+    """Grade ``<root>/student/`` and write ``<root>/results/results.json``; 0 when grading ran."""
+    root = grade_root()
+    results = root / "results" / "results.json"
+    try:
+        assignment = _the_assignment()
+        _use_question_tests(assignment, root / "tests")
+    except Exception as exc:  # noqa: BLE001 - always leave a results file
+        _write_failure(results, f"The autograder is misconfigured ({exc}); please tell course staff.")
+        log.error("cannot start: %s", exc)
+        return 1
+    if running_as_root():
+        _make_private(root)
+    from ..sandbox.zygote import started_before_torch
+
+    with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's
+        from ..grade import PLACEHOLDER, grade_submission
+        from ..results import failure_document
+        from .prairielearn_results import prairielearn_document, write_prairielearn_results
+
+        write_prairielearn_results(results, prairielearn_document(failure_document(PLACEHOLDER, kind="unfinished")))
+        _last_resort(results, grading_timeout(assignment) - START_MARGIN_S)
+        grade = grade_submission(assignment, root / "student", results.parent / GRADESCOPE_COPY, zygote=zygote)
+    syntax_error = _has_syntax_error(root / "student" / assignment.submit_file)
+    write_prairielearn_results(results, prairielearn_document(grade.document, assignment, syntax_error))
+    log.info("%s: %g points; results in %s", assignment.name, grade.score, results)
+    return 0
+
+
+def _the_assignment() -> Assignment:
+    names = list_assignments(KIT_ROOT)
+    if len(names) != 1:
+        raise RuntimeError(f"the grading package must hold exactly one assignment, found {names}")
+    return load_assignment(names[0], KIT_ROOT)
+
+
+def _use_question_tests(assignment: Assignment, tests: Path) -> None:
+    """Grade with the question's ``tests/`` (``/grade/tests``) when it holds a suite: the copy the
+    course edits in its question folder is the one graded (the release ships the two identical)."""
+    if not any((tests / folder).is_dir() for folder in ("public", "hidden")):
+        return
+    if assignment.tests_dir.resolve() == tests.resolve():
+        return
+    shutil.rmtree(assignment.tests_dir, ignore_errors=True)
+    shutil.copytree(tests, assignment.tests_dir)
+
+
+def _make_private(root: Path) -> None:
+    """The grade root and the grader's folders in it: readable by root only, before student code runs
+    (the worker's user reads only its staged copy of the upload). The kit itself: sandbox.protect_secrets."""
+    for path in (root, *(root / name for name in PRIVATE)):
+        if path.is_dir() and not path.is_symlink():
+            os.chmod(path, 0o700)
+
+
+def _has_syntax_error(path: Path) -> bool:
+    """Whether the uploaded file does not parse (parsed, never run: the grader's banned-name scan
+    parses it the same way); PrairieLearn then counts no attempt."""
+    try:
+        ast.parse(path.read_bytes(), str(path))
+    except SyntaxError:
+        return True
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return False
+    return False
+
+
+def _write_failure(results: Path, message: str) -> None:
+    from ..results import failure_document
+    from .prairielearn_results import prairielearn_document, write_prairielearn_results
+
+    write_prairielearn_results(results, prairielearn_document(failure_document(message)))
+
+
+def _last_resort(results: Path, after_s: float) -> None:
+    """If grading is somehow still running after ``after_s`` seconds (every request has its own
+    deadline, so this should never fire), write results that say so and stop, before PrairieLearn's
+    timeout ends the container with no results at all."""
+
+    def fire() -> None:
+        _write_failure(
+            results,
+            f"Grading ran out of time: it was stopped after {after_s:.0f} s. This is unusual; "
+            "please tell course staff, with your submission time.",
+        )
+        log.error("last resort: grading stopped after %.0f s", after_s)
+        from ..sandbox.proctree import kill_user
+        from ..sandbox.users import ensure_student_user
+
+        user = ensure_student_user()
+        if user is not None:
+            kill_user(user.pw_uid)
+        os._exit(3)
+
+    timer = threading.Timer(after_s, fire)
+    timer.daemon = True
+    timer.start()
