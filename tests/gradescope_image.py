@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -75,6 +76,18 @@ class mounted:
             subprocess.run(["umount", "-l", str(target)])
 
 
+def isolated(run_root: Path, job: list[str]) -> list[str]:
+    """``job`` with its own process, mount and network namespaces (a fresh /proc, a private /dev/shm), as in a
+    container: the chroot shares this machine's user ids, and without them the worker's clean-up, which kills
+    every process of its user, and its memory count, which adds up that user's processes, would reach other
+    gradings running here as the same uid."""
+    shm = shlex.quote(str(run_root / "dev" / "shm"))
+    return [
+        *("unshare", "--net", "--pid", "--fork", "--mount", f"--mount-proc={run_root / 'proc'}"),
+        *("sh", "-c", f"mount -t tmpfs -o mode=1777 tmpfs {shm} && exec {shlex.join(job)}"),
+    ]
+
+
 def check(name: str) -> int:
     assignment = load_assignment(name)
     run_root = KIT / ".cache" / f"gradescope-image-{name}"
@@ -108,7 +121,7 @@ def check(name: str) -> int:
             (ag / "submission" / assignment.submit_file).write_text(source)
             shutil.rmtree(ag / "results", ignore_errors=True)
             (ag / "results").mkdir()
-            sh("chroot", str(run_root), *env, "/autograder/run_autograder", stdout=subprocess.DEVNULL)
+            sh(*isolated(run_root, ["chroot", str(run_root), *env, "/autograder/run_autograder"]), stdout=subprocess.DEVNULL)
             score = json.loads((ag / "results" / "results.json").read_text())["score"]
             print(f"{name} {label}: {score} (expected {expected})")
             failures += score != expected
