@@ -47,9 +47,9 @@ import numpy as np
 import torch
 
 from .banned import scan_source
-from .catalogue import CatalogueEntry, changed_names, read_catalogue, submission_source
+from .catalogue import CatalogueEntry, changed_names, combined_source, read_catalogue, submission_source
 from .checks import _RECORDING, RETURNED, Outcome, to_tensor
-from .config import Assignment
+from .config import Assignment, ConfigError
 from .test_replay import PASSED, TestReplay, load_helpers
 from .worker import guards
 
@@ -73,6 +73,23 @@ log = logging.getLogger("autograder.diagnosis")
 # function left unwritten, a timeout or a crash, which no catalogued mistake does.
 TEST_REPLAY_KINDS = ("wrong", "raised")
 NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
+
+
+CONTRADICTIONS_KEPT = 3  # per mistake: the failures that ruled it out, looked at again with the others (reconsider)
+# mistakes of other functions tried beside the one ruled out, per contradiction (a call replay is cheap; a test replay
+# runs the whole test)
+EXTRA_PER_CONTRADICTION = {"call": 24, "replay": 4}
+
+
+def _small(value: Any) -> bool:
+    """A value small enough to keep until the grading ends (a failure looked at again)."""
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size() <= 2**20
+    if isinstance(value, np.ndarray):
+        return value.nbytes <= 2**20
+    if isinstance(value, (list, tuple)):
+        return len(value) <= 64 and all(_small(v) for v in value)
+    return True
 
 
 def _words(x: Any) -> bool:
@@ -215,6 +232,9 @@ class Diagnoser:
         self._by_name = {e.name: e for e in self.entries}
         self._scans: dict[str, dict] = {}
         self._helpers: Any = None  # worker_helpers.py on this side, for test replays (loaded on first use)
+        # mistake -> the (call, got) of the failures that ruled it out (a few, small): looked at again with the
+        # other mistakes the submission makes (reconsider), since several mistakes change each other's values
+        self._contradictions: dict[str, list[tuple[Any, Any]]] = {}
 
     def _changed(self, entry: CatalogueEntry) -> set[str]:
         """The functions ``entry`` changes; computed only when a failed check is diagnosed (a
@@ -223,12 +243,24 @@ class Diagnoser:
             self._changes[entry.name] = changed_names(self.assignment, entry)
         return self._changes[entry.name]
 
-    def _module(self, entry: CatalogueEntry | None) -> types.ModuleType:
-        key = entry.name if entry else "__reference__"
+    def _source(self, entry: CatalogueEntry | tuple | None) -> str:
+        """The reference with one mistake, or with several at once (a tuple: a file with several mistakes)."""
+        if isinstance(entry, tuple):
+            return combined_source(self.assignment, list(entry))
+        return submission_source(self.assignment, entry)
+
+    @staticmethod
+    def _key(entry: CatalogueEntry | tuple | None) -> str:
+        if isinstance(entry, tuple):
+            return "+".join(e.name for e in entry)
+        return entry.name if entry else "__reference__"
+
+    def _module(self, entry: CatalogueEntry | tuple | None) -> types.ModuleType:
+        key = self._key(entry)
         if key not in self._modules:
-            module = types.ModuleType(f"_mistake_{key}")
+            module = types.ModuleType(f"_mistake_{key.replace('+', '__')}")
             module.__file__ = str(self.assignment.solution)
-            exec(compile(submission_source(self.assignment, entry), module.__file__, "exec"), module.__dict__)  # noqa: S102 - our own catalogue
+            exec(compile(self._source(entry), module.__file__, "exec"), module.__dict__)  # noqa: S102 - our own catalogue
             self._modules[key] = module
         return self._modules[key]
 
@@ -264,9 +296,9 @@ class Diagnoser:
         """The banned names the grader's static scan finds in the called function or class (as the seam does)."""
         if not isinstance(call, dict) or not self.assignment.banned:
             return []
-        key = entry.name if entry else "__reference__"
+        key = self._key(entry)
         if key not in self._scans:
-            self._scans[key] = scan_source(submission_source(self.assignment, entry), list(self.assignment.banned))
+            self._scans[key] = scan_source(self._source(entry), list(self.assignment.banned))
         return sorted(self._scans[key].get(call.get("fn") or call.get("cls") or "", {}))
 
     def _observe(self, entry: CatalogueEntry | None, call: Any, seed: int = 0) -> Any:
@@ -372,6 +404,117 @@ class Diagnoser:
             keep.append(name)
         return keep
 
+    def _contradicted(self, name: str, call: Any, got: Any, test_key: str) -> None:
+        kept = self._contradictions.setdefault(name, [])
+        if len(kept) < CONTRADICTIONS_KEPT:
+            kept.append((call, got, test_key) if _small(got) else (None, None, test_key))  # too large: it stands
+
+    def several(self, first: CatalogueEntry | None = None) -> tuple[CatalogueEntry, ...]:
+        """The mistakes the submission seems to make, at most one per function: ``first``, then those that
+        reproduced one of its failures somewhere, in catalogue order, each changing functions no earlier one does."""
+        chosen: list[CatalogueEntry] = [first] if first is not None else []
+        taken: set[str] = set(self._changed(first)) if first is not None else set()
+        for entry in self.entries:
+            if entry.name in self.matched and entry not in chosen and not self._changed(entry) & taken:
+                chosen.append(entry)
+                taken |= self._changed(entry)
+        return tuple(chosen[:3])
+
+    def reconsider(self) -> None:
+        """A mistake ruled out only where the submission's other mistakes also change the values is not ruled
+        out: each failure that contradicted it is replayed with it and the submission's other mistakes together
+        (``several``, plus one mistake declared to fail that test, of another function), and if that reproduces
+        what the student's code did there, the contradiction is gone (and that other mistake is found too)."""
+        for name in [n for n in self._by_name if n in self.ruled_out and n in self.matched]:
+            cases = self._contradictions.get(name, [])
+            if cases and all(call is not None and self._explained_together(name, call, got, key) for call, got, key in cases):
+                self.ruled_out.discard(name)
+
+    def _explained_together(self, name: str, call: Any, got: Any, test_key: str) -> bool:
+        first = self._by_name[name]
+        base = self.several(first)
+        kind = "call" if isinstance(call, dict) else "replay"
+        # mistakes of other functions declared to fail this test, those seen elsewhere in the submission first
+        extra = [e for e in self.entries if test_key in e.caught_by and not self._changed(e) & self._changed(first)]
+        extra.sort(key=lambda e: e.name not in self.matched)
+        combos = [base] + [(first, e) for e in extra[: EXTRA_PER_CONTRADICTION[kind]] if (first, e) != base]
+        try:
+            expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
+            for combined in combos:
+                if len(combined) < 2 or self.replays[kind] >= REPLAYS_PER_SUBMISSION[kind]:
+                    continue
+                self.replays[kind] += 1
+                try:
+                    if self._matches(got, self._observe(combined, call), expected):
+                        self.matched.update(e.name for e in combined)
+                        return True
+                except ConfigError:  # two mistakes editing the same lines cannot be combined
+                    continue
+        except (OutOfTime, OutOfBudget):
+            return False
+        except Exception:  # noqa: BLE001 - a combination that cannot run explains nothing
+            log.info("looking again at %s failed", test_key, exc_info=True)
+        return False
+
+    def _needed(self, members: tuple, call: Any, got: Any, expected: Any, kind: str) -> tuple:
+        """The members of a matching combination this failure needs: one whose removal still reproduces it
+        (a padding mistake on a test without a mask) is not named there."""
+        kept = list(members)
+        for member in list(members):
+            if len(kept) == 1 or self.replays[kind] >= REPLAYS_PER_SUBMISSION[kind]:
+                break
+            rest = tuple(e for e in kept if e is not member)
+            self.replays[kind] += 1
+            try:
+                if self._matches(got, self._observe(rest if len(rest) > 1 else rest[0], call), expected):
+                    kept.remove(member)
+            except ConfigError:
+                continue
+        return tuple(kept)
+
+    def resembles(self, names: list[str]) -> str:
+        """A test whose values a mistake reproduces, where that mistake is ruled out by the rest of the submission."""
+        entry = self._by_name[names[0]]
+        return (
+            f"(Your result here is what the classic mistake \u201c{entry.title.rstrip('.')}\u201d gives, but that mistake "
+            "does not explain the rest of your results: other tests it fails pass, or it gives other wrong values "
+            "elsewhere. Something else in your code differs; the details above say where.)"
+        )
+
+    def again(self, exc: BaseException, test_key: str, item: Any, named: list[str]) -> list[str]:
+        """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
+        the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
+        test it is not declared to fail) and all together (a file with several mistakes). Their ids, or []."""
+        names = list(dict.fromkeys([*(n for n in named if n in self._by_name), *(e.name for e in self.several())]))
+        entries = [self._by_name[n] for n in names[:3]]
+        call, got = getattr(exc, "call", None), getattr(exc, "got", None)
+        if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
+            call = TestReplay.of(item, exc, self.assignment.module)
+        if not entries or got is None or not (isinstance(call, (dict, TestReplay)) or callable(call)):
+            return []
+        candidates: list[Any] = [e for e in entries if test_key not in e.caught_by]
+        if len(entries) > 1:
+            candidates.append(tuple(entries))
+        kind = "call" if isinstance(call, dict) else "replay"
+        if not candidates or self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
+            return []
+        self.replays[kind] += len(candidates) + 1
+        try:
+            expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
+            for candidate in candidates:
+                try:
+                    wrong = self._observe(candidate, call)
+                except ConfigError:  # two mistakes editing the same lines cannot be combined
+                    continue
+                if self._matches(got, wrong, expected):
+                    members = candidate if isinstance(candidate, tuple) else (candidate,)
+                    return [e.name for e in self._needed(members, call, got, expected, kind)]
+        except (OutOfTime, OutOfBudget):
+            return []
+        except Exception:  # noqa: BLE001 - a candidate that cannot run names nothing
+            log.info("second look at %s failed", test_key, exc_info=True)
+        return []
+
     def explain(self, names: list[str]) -> str:
         """The feedback for the named mistakes (at most two), or the plain no-match sentence."""
         if not names:
@@ -387,6 +530,8 @@ class Diagnoser:
         that test again on each mistake (``test_replay.py``)."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
+        if getattr(exc, "kind", None) == "not-implemented":  # a function not written yet is no mistake
+            return [], ""
         if call is None and isinstance(got, Outcome) and got.kind == "banned" and self.entries:
             return self._banned_without_call(got)
         if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
@@ -448,6 +593,7 @@ class Diagnoser:
                     again = None
                 if again is not None and self._close(again, wrong):
                     self.ruled_out.add(entry.name)
+                    self._contradicted(entry.name, call, got, test_key)
             # A mistake that behaves like the reference where the student's code failed is not ruled out by that:
             # the student may have this mistake and another failure besides (a nucleus written as `cumsum <= p`
             # reproduces top_p_excludes_crossing on every failing input but one sum that rounds past 1.0). It is
