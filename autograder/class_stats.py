@@ -3,8 +3,8 @@
 One job: the one definition every instructor output shares. Per student, the latest
 submission counts (a group's for each member, :func:`gradebook_entries`); earlier ones are
 marked superseded; the class mean is over those (:func:`class_mean`, "latest submission
-each"); and a regrade is counted in students whose grade changed, not submissions
-(:func:`annotate_regrade`).
+each"; their totals after the late policy when grade-all gives them); and a regrade is
+counted in students whose grade changed, not submissions (:func:`annotate_regrade`).
 """
 
 from __future__ import annotations
@@ -75,14 +75,19 @@ class ClassMean:
         return f"mean {self.mean:.1f} over {self.students} student{'s' if self.students != 1 else ''}, {MEAN_DEFINITION}"
 
 
-def student_scores(subs: list[Submission], documents: dict[str, dict]) -> dict[str, float]:
-    """{student: the score of the submission that counts for them} (the gradebook's rows)."""
-    return {e.key: float(documents.get(e.sub.sid, {}).get("score", 0) or 0) for e in gradebook_entries(subs)}
+def student_scores(subs: list[Submission], documents: dict[str, dict], late: dict | None = None) -> dict[str, float]:
+    """{student: the score of the submission that counts for them} (the gradebook's rows): with
+    ``late`` ({student: late_policy.LateOutcome}), their total after the late policy."""
+    scores = {}
+    for e in gradebook_entries(subs):
+        outcome = (late or {}).get(e.key)
+        scores[e.key] = outcome.total if outcome is not None else float(documents.get(e.sub.sid, {}).get("score", 0) or 0)
+    return scores
 
 
-def class_mean(subs: list[Submission], documents: dict[str, dict]) -> ClassMean:
-    """The one class mean every output states (the CLI, the dashboard, the gradebook's rows)."""
-    scores = list(student_scores(subs, documents).values())
+def class_mean(subs: list[Submission], documents: dict[str, dict], late: dict | None = None) -> ClassMean:
+    """The one class mean every output states (the CLI, the dashboard, the gradebook's rows' ``total``)."""
+    scores = list(student_scores(subs, documents, late).values())
     return ClassMean(sum(scores) / len(scores) if scores else 0.0, len(scores))
 
 

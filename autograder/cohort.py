@@ -80,7 +80,7 @@ class StudentRow:
 
     @property
     def anchor(self) -> str:
-        return "s-" + re.sub(r"[^A-Za-z0-9_-]", "-", self.sid)
+        return row_anchor(self.sid)
 
     @property
     def label(self) -> str:
@@ -89,6 +89,11 @@ class StudentRow:
     @property
     def needs_attention(self) -> bool:
         return not self.superseded_by and any(flag in ATTENTION_FLAGS for flag, _ in self.flags)
+
+
+def row_anchor(sid: str) -> str:
+    """The id of a submission's row in the dashboard's table of students (``report.html#s-<id>``)."""
+    return "s-" + re.sub(r"[^A-Za-z0-9_-]", "-", sid)
 
 
 def people(sub) -> list[tuple[str, dict]]:

@@ -210,10 +210,19 @@ def forget_test_modules(assignment: Assignment) -> None:
             del sys.modules[name]
 
 
+def exit_on_terminate() -> None:
+    """SIGTERM (grade-all stopping, a terminal closed) exits through Python, so every ``finally`` runs and the
+    grading removes its own reserve file and worker; SIGKILL cannot, and grade-all clears what it left at its
+    next start."""
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def _reserve_space(folder: Path) -> Path | None:
     """Hold ``RESERVE_BYTES`` of real disk beside the results (released just before the final write)."""
     try:
-        fd, name = tempfile.mkstemp(dir=folder, prefix=".reserve-")
+        fd, name = tempfile.mkstemp(dir=folder, prefix=f".reserve-{os.getpid()}-")  # grade-all keeps a live grader's
         with os.fdopen(fd, "wb") as f:
             f.write(b"\0" * RESERVE_BYTES)
             f.flush()
@@ -262,6 +271,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     from .batch import progress_event  # the line grade-all counts: a structured event, never the human text
     from .sandbox import Zygote
 
+    exit_on_terminate()
     zygote = Zygote(list(assignment.banned))
     try:
         for upload, results, *options in jobs:

@@ -1,10 +1,12 @@
 """The gradebooks: the CSV files ``grade-all`` writes for spreadsheets and the LMS.
 
-One job: ``gradebook.csv`` (one row per student: points per function, the total, ``late``,
-flags and notes), ``gradebook_tests.csv`` (points per test), ``gradebook_legend.csv`` (what each
-short column holds), ``canvas.csv`` (Canvas's grade-import layout) and ``regrade_diff.csv``.
-All are UTF-8 with a BOM, every number with two decimals, every cell safe from spreadsheet
-formulas (:func:`safe_cell`).
+One job: ``gradebook.csv`` (one row per student: points per function, the total after the late
+policy, ``late``, flags, what the late policy applied (``raw_total``, ``late_days_used``,
+``penalty``, ``late_rule``) and notes), ``gradebook_tests.csv`` (points per test),
+``gradebook_legend.csv`` (what each short column holds), ``canvas.csv`` (Canvas's grade-import
+layout), ``moodle.csv`` (Moodle's CSV grade import) and ``regrade_diff.csv``. All are UTF-8 with a
+BOM, every number of points with two decimals, every cell safe from spreadsheet formulas
+(:func:`safe_cell`); :func:`write_csv` writes them (similarity.csv and the late-days ledger too).
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from .export import Submission
 from .flags import submission_flags
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
     """The one number format of every gradebook: two decimals, a point, no thousands separator."""
     return f"{float(value):.2f}"
+
+
+_number = number
 
 
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -40,7 +45,7 @@ def safe_cell(value):
     return value
 
 
-def _write_csv(path: Path, header: list[str], rows: list[list]) -> None:
+def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
     """UTF-8 with a BOM (so Excel shows accented names right), CRLF line ends as RFC 4180 says;
     every cell, the header's too, through :func:`safe_cell`."""
     with open(path, "w", newline="", encoding="utf-8-sig") as f:
@@ -71,78 +76,123 @@ def short_column(function: str, taken: set[str]) -> str:
     return name
 
 
-def write_gradebooks(
-    out: Path, assignment: Assignment, subs: list[Submission], documents: dict[str, dict], canvas_column: str = ""
-) -> list[Path]:
-    """Write gradebook.csv, gradebook_tests.csv, gradebook_legend.csv and canvas.csv into ``out``."""
-    tests = cohort_tests(documents)
+LATE_COLUMNS = {  # after `flags`: what the late policy did (late_policy.LateOutcome), and its legend
+    "raw_total": "the grader's score, before the late policy",
+    "late_days_used": "late days this student spent on this assignment (whole days)",
+    "penalty": "points taken off by the late policy (course.toml [late])",
+    "late_rule": "what was applied, in words: e.g. 2 days late: 1 late day used, 10 % off the rest",
+}
+
+
+def _columns(tests: list) -> tuple[dict[str, str], dict[str, str]]:
+    """({function: its short column}, {test name: t01, t02...}) in grading order."""
     taken: set[str] = set()
-    functions: dict[str, str] = {}  # function -> column
+    functions: dict[str, str] = {}
     for t in tests:
         if t.function not in functions:
             functions[t.function] = short_column(t.function, taken)
-    test_columns = {t.name: f"t{i:02d}" for i, t in enumerate(tests, start=1)}
-    entries = gradebook_entries(subs)
+    return functions, {t.name: f"t{i:02d}" for i, t in enumerate(tests, start=1)}
 
-    legend = [["total", _number(assignment.total_points), "", "the whole assignment"]]
+
+def _write_legend(path: Path, assignment: Assignment, tests: list, functions: dict, test_columns: dict) -> None:
+    legend = [["total", number(assignment.total_points), "", "the whole assignment, after the late policy"]]
     for function, column in functions.items():
         members = [t for t in tests if t.function == function]
-        legend.append([column, _number(sum(t.max_score for t in members)), "", f"{function}: all its tests"])
-    legend += [[test_columns[t.name], _number(t.max_score), t.key, t.name] for t in tests]
-    _write_csv(out / "gradebook_legend.csv", ["column", "max_points", "test_key", "full_name"], legend)
+        legend.append([column, number(sum(t.max_score for t in members)), "", f"{function}: all its tests"])
+    points = {"raw_total": number(assignment.total_points), "penalty": number(assignment.total_points)}
+    legend += [[column, points.get(column, ""), "", text] for column, text in LATE_COLUMNS.items()]
+    legend += [[test_columns[t.name], number(t.max_score), t.key, t.name] for t in tests]
+    write_csv(path, ["column", "max_points", "test_key", "full_name"], legend)
 
-    header = ["student_id", "name", "email", "submission", "submitted_at", "late", "total", *functions.values(), "flags", "notes"]
-    rows, test_rows, canvas_rows = [], [], []
-    for e in entries:
-        doc = documents.get(e.sub.sid, {})
-        per_function = dict.fromkeys(functions, 0.0)
-        per_test = {}
-        for t in doc.get("tests") or []:
-            per_function[function_of(t["name"])] = per_function.get(function_of(t["name"]), 0.0) + float(t["score"])
-            per_test[t["name"]] = float(t["score"])
-        total = float(doc.get("score", 0) or 0)
-        flags = [f for f, _ in submission_flags(doc)] if doc else ["grader-error"]
-        notes = [n for n in e.sub.notes if "also has submission" not in n]  # said below, once
-        if e.others:
-            notes.append(
-                "latest of several submissions; also "
-                + ", ".join(f"{o.sid} ({_number(documents.get(o.sid, {}).get('score', 0) or 0)})" for o in e.others)
-            )
-        late = "" if e.sub.late is None else ("yes" if e.sub.late else "no")
-        student_id, name, email = e.person.get("sid", ""), e.person.get("name", ""), e.person.get("email", "")
-        rows.append(
-            [
-                student_id,
-                name,
-                email,
-                e.sub.sid,
-                e.sub.created_at,
-                late,
-                _number(total),
-                *[_number(per_function[f]) for f in functions],
-                " ".join(flags),
-                "; ".join(n.replace("\n", " ") for n in notes),
-            ]
+
+def _outcome(entry, documents: dict[str, dict], late: dict | None):
+    """The entry's late_policy.LateOutcome; without one (no policy applied), the grader's score as is."""
+    from .late_policy import LateOutcome
+
+    if late and entry.key in late:
+        return late[entry.key]
+    raw = float(documents.get(entry.sub.sid, {}).get("score", 0) or 0)
+    return LateOutcome(raw, raw, 0.0, 0, None if entry.sub.late is None else int(bool(entry.sub.late)), "")
+
+
+def _notes(entry, documents: dict[str, dict]) -> str:
+    notes = [n for n in entry.sub.notes if "also has submission" not in n]  # said below, once
+    if entry.others:
+        notes.append(
+            "latest of several submissions; also "
+            + ", ".join(f"{o.sid} ({number(documents.get(o.sid, {}).get('score', 0) or 0)})" for o in entry.others)
         )
-        test_rows.append(
-            [student_id, name, email, e.sub.sid, _number(total), *[_number(per_test.get(t.name, 0.0)) for t in tests]]
-        )
-        canvas_rows.append([name, "", student_id, email, "", _number(total)])
-    _write_csv(out / "gradebook.csv", header, rows)
-    _write_csv(
-        out / "gradebook_tests.csv",
-        ["student_id", "name", "email", "submission", "total", *test_columns.values()],
-        test_rows,
-    )
+    return "; ".join(n.replace("\n", " ") for n in notes)
+
+
+def _points(doc: dict, functions: dict[str, str]) -> tuple[dict[str, float], dict[str, float]]:
+    """({function: points}, {test name: points}) of one results document."""
+    per_function = dict.fromkeys(functions, 0.0)
+    per_test = {}
+    for t in doc.get("tests") or []:
+        per_function[function_of(t["name"])] = per_function.get(function_of(t["name"]), 0.0) + float(t["score"])
+        per_test[t["name"]] = float(t["score"])
+    return per_function, per_test
+
+
+def _write_lms(out: Path, assignment: Assignment, canvas_column: str, rows: list[tuple]) -> None:
+    """canvas.csv and moodle.csv from (name, student id, email, total) rows."""
     # Canvas's gradebook import matches a row by ID (Canvas's own user id, which Gradescope's
     # export does not hold), else SIS User ID, else SIS Login ID; a column it does not know
     # becomes a new assignment. See the README for what this relies on.
-    _write_csv(
+    write_csv(
         out / "canvas.csv",
         ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", canvas_column or assignment.title],
-        canvas_rows,
+        [[name, "", sid, email, "", total] for name, sid, email, total in rows],
     )
-    return [out / n for n in ("gradebook.csv", "gradebook_tests.csv", "gradebook_legend.csv", "canvas.csv")]
+    # Moodle's CSV grade import: the instructor maps "Email address" to useremail (or "ID number" to
+    # useridnumber) and the grade column to a grade item in its preview; it strips the BOM.
+    write_csv(
+        out / "moodle.csv",
+        ["Full name", "ID number", "Email address", assignment.title],
+        [[name, sid, email, total] for name, sid, email, total in rows],
+    )
+
+
+def write_gradebooks(
+    out: Path,
+    assignment: Assignment,
+    subs: list[Submission],
+    documents: dict[str, dict],
+    canvas_column: str = "",
+    late: dict | None = None,
+) -> list[Path]:
+    """Write gradebook.csv, gradebook_tests.csv, gradebook_legend.csv, canvas.csv and moodle.csv into ``out``.
+
+    ``late``: {student key: late_policy.LateOutcome}; each row's ``total`` is its ``total`` (the
+    grader's score when none is given), with ``raw_total``, ``late_days_used``, ``penalty`` and ``late_rule``."""
+    tests = cohort_tests(documents)
+    functions, test_columns = _columns(tests)
+    _write_legend(out / "gradebook_legend.csv", assignment, tests, functions, test_columns)
+    fixed = ["student_id", "name", "email", "submission", "submitted_at", "late", "total"]
+    header = [*fixed, *functions.values(), "flags", *LATE_COLUMNS, "notes"]
+    rows, test_rows, lms_rows = [], [], []
+    for e in gradebook_entries(subs):
+        doc = documents.get(e.sub.sid, {})
+        per_function, per_test = _points(doc, functions)
+        result = _outcome(e, documents, late)
+        flags = [f for f, _ in submission_flags(doc)] if doc else ["grader-error"]
+        who = [e.person.get("sid", ""), e.person.get("name", ""), e.person.get("email", ""), e.sub.sid]
+        late_text = "" if result.late is None else ("yes" if result.late else "no")
+        rows.append(
+            [*who, e.sub.created_at, late_text, number(result.total), *[number(per_function[f]) for f in functions]]
+            + [" ".join(flags), number(result.raw_total), str(result.late_days_used), number(result.penalty), result.rule]
+            + [_notes(e, documents)]
+        )
+        test_rows.append(
+            [*who, number(result.total), number(result.raw_total), *[number(per_test.get(t.name, 0.0)) for t in tests]]
+        )
+        lms_rows.append((who[1], who[0], who[2], number(result.total)))
+    write_csv(out / "gradebook.csv", header, rows)
+    test_header = ["student_id", "name", "email", "submission", "total", "raw_total", *test_columns.values()]
+    write_csv(out / "gradebook_tests.csv", test_header, test_rows)
+    _write_lms(out, assignment, canvas_column, lms_rows)
+    return [out / n for n in ("gradebook.csv", "gradebook_tests.csv", "gradebook_legend.csv", "canvas.csv", "moodle.csv")]
 
 
 def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> None:
@@ -171,7 +221,7 @@ def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> 
                 counts,
             ]
         )
-    _write_csv(
+    write_csv(
         path,
         ["submission", "student_id", "name", "old_total", "new_total", "change", "tests_changed", "tests", "counts"],
         rows,

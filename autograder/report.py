@@ -5,8 +5,10 @@ follow-up (ungradable uploads with the reason, crashes, timeouts, scores of 0,
 suspected attacks), the score distribution, which functions the class got
 wrong (tests folded under each function), which catalogued mistakes were made
 (by their human title, counting students), and every student in a table that
-sorts and filters. A regrade diff is shown first when ``grade-all --compare``
-was used. Everything here reads results documents only: nothing is re-run.
+sorts and filters (each linked to the student's feedback page). A regrade diff is shown first
+when ``grade-all --compare`` was used; the similar pairs, evidence for a person to look at, come
+before the table; scores are totals after the term's late policy when grade-all gives them.
+Everything here reads results documents and grade-all's findings only: nothing is re-run.
 
 One job: the HTML. The rows and tests it shows are read in :mod:`.cohort`, the flags
 in :mod:`.flags`, and its stylesheet and script are :mod:`.report_assets`.
@@ -15,10 +17,11 @@ in :mod:`.flags`, and its stylesheet and script are :mod:`.report_assets`.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
-from .class_stats import MEAN_DEFINITION, annotate_regrade, class_mean, student_scores
+from .class_stats import MEAN_DEFINITION, annotate_regrade, class_mean, gradebook_entries, student_scores
 from .cohort import (  # noqa: F401 - function_of, mistake_title, people, student_keys: callers' names, kept here
     StudentRow,
     TestInfo,
@@ -112,9 +115,10 @@ def _section_attention(rows: list[StudentRow]) -> str:
     )
 
 
-def _section_distribution(rows: list[StudentRow], scores: list[float], total: float) -> str:
+def _section_distribution(rows: list[StudentRow], scores: list[float], total: float, policy: str = "") -> str:
     """The distribution of the scores that count: one per student (latest submission each; a group's
-    score for each member), the population of the class mean and of gradebook.csv."""
+    score for each member; after the late policy, ``policy`` saying which), the population of the
+    class mean and of gradebook.csv's ``total``."""
     ungradable = sum(len(r.students) for r in rows if any(f == "ungradable" for f, _ in r.flags))
     stats = [
         ("students", len(scores)),
@@ -127,7 +131,8 @@ def _section_distribution(rows: list[StudentRow], scores: list[float], total: fl
     table = "".join(f"<tr><th>{k}</th><td class=num>{v}</td></tr>" for k, v in stats)
     return (
         '<section id="distribution"><h2>Score distribution</h2>'
-        f'<p class="muted small">One score per student, {_e(MEAN_DEFINITION)}: the rows of gradebook.csv.</p><div class="twocol">'
+        f'<p class="muted small">One score per student, {_e(MEAN_DEFINITION)}: the rows of gradebook.csv'
+        f"{' (their total; ' + _e(policy) + ')' if policy else ''}.</p><div class='twocol'>"
         f"<div>{score_histogram_svg(scores, total)}</div><table style='max-width:280px'>{table}</table></div></section>"
     )
 
@@ -227,42 +232,139 @@ def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str, 
     )
 
 
-def _section_students(rows: list[StudentRow], assignment: Assignment) -> str:
+def _late_cell(row: StudentRow, late: dict) -> tuple[str, str]:
+    """(the cell, its sort key): what the late policy did to each student this row's submission counts
+    for (``late``: {student: (the submission that counts for them, late_policy.LateOutcome)})."""
+    outcomes = [(k, late[k][1]) for k in row.students if k in late and late[k][0] == row.sid]
+    if not outcomes:
+        return "–", ""
+    lines = []
+    for key, o in outcomes:
+        who = f"{_e(key)}: " if len(outcomes) > 1 else ""
+        total = f"<b>{_points(o.total)}</b> (−{_points(o.penalty)}) " if o.penalty else ""
+        lines.append(f"{who}{total}{_e(o.rule)}")
+    return "<br>".join(lines), f"{min(o.total for _, o in outcomes):.2f}"
+
+
+def _student_cells(r: StudentRow, assignment: Assignment, late: dict | None, pages: dict[str, str]) -> str:
+    flags = " ".join([f for f, _ in r.flags] + (["attention"] if r.needs_attention else []))
+    lost = ", ".join(f"{_e(fn)} (−{_points(p)})" for fn, p in sorted(r.lost.items(), key=lambda x: -x[1]))
+    if not r.graded:
+        lost = "not graded"
+    elif r.score == 0 and r.lost:
+        lost = "every function"
+    mistakes = "<br>".join(_e(mistake_title(assignment, m)) for m in r.mistakes)
+    page = pages.get(r.sid)
+    submission = f'<a href="{_e(page)}" title="what the student saw">{_e(r.sid)}</a>' if page else _e(r.sid)
+    late_cell = ""
+    if late is not None:
+        text, key = _late_cell(r, late)
+        late_cell = f'<td data-sort="{key}" class=small>{text}</td>'
+    return (
+        f'<tr id="{r.anchor}" data-flags="{_e(flags)}">'
+        f'<td data-sort="{_e(r.label.casefold())}">{_e(r.name or "–")}<div class="muted small">{_e(r.email)}</div></td>'
+        f'<td data-sort="{_e(r.student_id)}">{_e(r.student_id)}</td>'
+        f'<td data-sort="{_e(r.sid)}" class=small>{submission}</td>'
+        f'<td class=num data-sort="{r.score:.2f}">{_points(r.score)}</td>{late_cell}'
+        f'<td data-sort="{len(r.lost)}" class=small>{lost or "–"}</td>'
+        f'<td data-sort="{len(r.mistakes)}" class=small>{mistakes or "–"}</td>'
+        f'<td data-sort="{_e(flags)}">{_flag_chips(r.flags)}</td></tr>'
+    )
+
+
+def _section_students(
+    rows: list[StudentRow], assignment: Assignment, subs: list, late: dict | None = None, pages: dict | None = None
+) -> str:
+    """Every submission, sortable and filterable; ``late`` adds what the late policy did, ``pages``
+    ({submission id: its feedback page}) links each submission to what its student saw."""
     present = [f for f in FLAG_LABELS if any(f == g for r in rows for g, _ in r.flags)]
     options = '<option value="">every student</option><option value="attention">needs attention</option>' + "".join(
         f'<option value="{f}">{_e(FLAG_LABELS[f])}</option>' for f in present
     )
-    body = []
-    for r in sorted(rows, key=lambda r: (r.label.casefold(), r.sid)):
-        flags = " ".join([f for f, _ in r.flags] + (["attention"] if r.needs_attention else []))
-        lost = ", ".join(f"{_e(fn)} (−{_points(p)})" for fn, p in sorted(r.lost.items(), key=lambda x: -x[1]))
-        if not r.graded:
-            lost = "not graded"
-        elif r.score == 0 and r.lost:
-            lost = "every function"
-        mistakes = "<br>".join(_e(mistake_title(assignment, m)) for m in r.mistakes)
-        body.append(
-            f'<tr id="{r.anchor}" data-flags="{_e(flags)}">'
-            f'<td data-sort="{_e(r.label.casefold())}">{_e(r.name or "–")}<div class="muted small">{_e(r.email)}</div></td>'
-            f'<td data-sort="{_e(r.student_id)}">{_e(r.student_id)}</td>'
-            f'<td data-sort="{_e(r.sid)}" class=small>{_e(r.sid)}</td>'
-            f'<td class=num data-sort="{r.score:.2f}">{_points(r.score)}</td>'
-            f'<td data-sort="{len(r.lost)}" class=small>{lost or "–"}</td>'
-            f'<td data-sort="{len(r.mistakes)}" class=small>{mistakes or "–"}</td>'
-            f'<td data-sort="{_e(flags)}">{_flag_chips(r.flags)}</td></tr>'
-        )
+    counting = {e.key: e.sub.sid for e in gradebook_entries(subs)}
+    placed = {k: (counting.get(k), o) for k, o in late.items()} if late is not None else None
+    ordered = sorted(rows, key=lambda r: (r.label.casefold(), r.sid))
+    body = [_student_cells(r, assignment, placed, pages or {}) for r in ordered]
+    widths = (17, 9, 12, 7, 21, 20, 14) if late is None else (14, 7, 12, 7, 17, 15, 11)
+    late_th = '<th data-key="late" style="width:17%">late rule</th>' if late is not None else ""
     return (
         '<section id="all-students"><h2>All students</h2>'
-        '<div class="controls"><input id="filter-text" type="search" placeholder="filter: name, id, function, mistake…" '
+        + ("<p class='muted small'>Each submission links to its feedback page: what the student saw.</p>" if pages else "")
+        + '<div class="controls"><input id="filter-text" type="search" placeholder="filter: name, id, function, mistake…" '
         f'aria-label="filter the table"><select id="filter-flag" aria-label="show only">{options}</select>'
         f'<span class="muted small"><span id="shown">{len(rows)}</span> of {len(rows)} shown; click a column to sort</span></div>'
-        '<table id="students"><thead><tr><th data-key="name" style="width:17%">name</th>'
-        '<th data-key="id" style="width:9%">student id</th><th data-key="submission" style="width:12%">submission</th>'
-        '<th class=num data-key="score" style="width:7%">score</th>'
-        '<th data-key="functions" style="width:21%">functions that lost points</th>'
-        '<th data-key="mistakes" style="width:20%">mistakes</th><th data-key="flags" style="width:14%">flags</th></tr></thead>'
+        f'<table id="students"><thead><tr><th data-key="name" style="width:{widths[0]}%">name</th>'
+        f'<th data-key="id" style="width:{widths[1]}%">student id</th><th data-key="submission" style="width:{widths[2]}%">submission</th>'
+        f'<th class=num data-key="score" style="width:{widths[3]}%">score</th>{late_th}'
+        f'<th data-key="functions" style="width:{widths[4]}%">functions that lost points</th>'
+        f'<th data-key="mistakes" style="width:{widths[5]}%">mistakes</th><th data-key="flags" style="width:{widths[6]}%">flags</th></tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></section>"
     )
+
+
+def _section_similarity(similarity, rows: list[StudentRow]) -> str:
+    """The most similar pairs (similarity.Similarity), each with its side-by-side page; evidence, never a flag."""
+    from .similarity import EVIDENCE, NOISE
+
+    by_sid = {r.sid: r for r in rows}
+    s = similarity.settings
+    head = f'<section id="similarity"><h2>Similar pairs ({len(similarity.pairs)})</h2><p><b>{_e(EVIDENCE)}</b></p>'
+    if similarity.unavailable:
+        return head + f"<p>Not measured: {_e(similarity.unavailable)}.</p></section>"
+    said = (
+        f"Code two students' graded files share (copydetect: every name replaced, runs of {NOISE} characters), over "
+        f"{len(similarity.sources)} submissions ({similarity.compared} pairs, {similarity.seconds:.1f} s); the stub's and the "
+        "reference's code never count, nor two submissions of one student or group. A file's share: how much of the code "
+        "its student wrote (the file but the stub) is also in the other file and is not the reference's; the score is the "
+        "larger share; lines: how many lines the shared passages touch. "
+        f"Listed from {s.threshold:.2f} (course.toml [similarity]), the {s.top} highest here, all in <code>similarity.csv</code>."
+    )
+    if not similarity.pairs:
+        return head + f'<p class="muted small">{said}</p><p>No pair reaches {s.threshold:.2f}.</p></section>'
+
+    def person(sid: str) -> str:
+        r = by_sid.get(sid)
+        return f'<a href="#{r.anchor}">{_e(r.label)}</a>' if r else _e(sid)
+
+    def link(page: str) -> str:
+        return f'<a href="{_e(page)}">side by side</a>' if page else "–"
+
+    body = "".join(
+        f'<tr data-pair="{_e(p.a)} {_e(p.b)}"><td class=num>{p.score:.2f}</td>'
+        f"<td>{person(p.a)}</td><td class=num>{p.share_a:.0%}</td><td class=num>{p.lines_a}</td>"
+        f"<td>{person(p.b)}</td><td class=num>{p.share_b:.0%}</td><td class=num>{p.lines_b}</td><td>{link(p.page)}</td></tr>"
+        for p in similarity.pairs[: s.top]
+    )
+    return (
+        head + f'<p class="muted small">{said}</p><table><tr><th class=num>score</th><th>student</th><th class=num>share</th>'
+        "<th class=num>lines</th><th>student</th><th class=num>share</th><th class=num>lines</th><th>shared passages</th></tr>"
+        f"{body}</table></section>"
+    )
+
+
+@dataclass
+class Extras:
+    """What grade-all shows beyond the results documents (all optional: the dashboard renders without)."""
+
+    late: dict | None = None  # {student key: late_policy.LateOutcome}: totals after the late policy
+    policy: str = ""  # the late policy in one line (late_policy.LatePolicy.describe)
+    similarity: object = None  # similarity.Similarity: the similar pairs section
+    pages: dict[str, str] = field(default_factory=dict)  # {submission id: students/<id>.html}
+
+
+def _cards(mean, rows: list[StudentRow], summary, similarity) -> str:
+    attention = sum(r.needs_attention for r in rows)
+    cards = [
+        ("students", mean.students, False),
+        ("submissions", len(rows), False),
+        (f"mean score ({MEAN_CARD})", f"{mean.mean:.1f}", False),
+        ("need attention", attention, attention > 0),
+    ]
+    if summary is not None:
+        cards.append(("students whose score changed", summary.students, summary.students > 0))
+    if similarity is not None and not similarity.unavailable:
+        cards.append(("similar pairs (evidence only)", len(similarity.pairs), False))
+    return "".join(f'<div class="card{" alert" if alert else ""}"><b>{v}</b>{_e(k)}</div>' for k, v, alert in cards)
 
 
 def render_report(
@@ -272,10 +374,13 @@ def render_report(
     diff: list[dict] | None = None,
     compared_with: str = "",
     deadline: str = "",
+    extras: Extras | None = None,
 ) -> str:
     """The dashboard as one HTML string (inline CSS, SVG and a small script; works offline and in print).
 
-    ``deadline``: which deadline flagged late submissions and where it came from (grade-all's line)."""
+    ``deadline``: which deadline flagged late submissions and where it came from (grade-all's line);
+    ``extras``: the late policy's outcomes, the similar pairs and the students' pages (:class:`Extras`)."""
+    extras = extras or Extras()
     rows = student_rows(subs, documents)
     # Pass rates and mistakes count each submission that counts for a student (a superseded one
     # only appears in the table); scores, the mean and the histogram count students, as the gradebook.
@@ -283,26 +388,18 @@ def render_report(
     tests = cohort_tests(documents)
     rates = pass_rates(tests, documents, [r.sid for r in current])
     total = assignment.total_points or 100.0
-    attention = sum(r.needs_attention for r in rows)
-    mean = class_mean(subs, documents)
+    mean = class_mean(subs, documents, extras.late)
     summary = annotate_regrade(diff, subs) if diff is not None else None
+    scores = list(student_scores(subs, documents, extras.late).values())
     sections = [
         _section_attention(rows),
         _section_diff(diff, rows, compared_with, summary) if diff is not None else "",
-        _section_distribution(current, list(student_scores(subs, documents).values()), total),
+        _section_distribution(current, scores, total, extras.policy),
         _section_functions(tests, rates, len(current)),
         _section_mistakes(assignment, current),
-        _section_students(rows, assignment),
+        _section_similarity(extras.similarity, rows) if extras.similarity is not None else "",
+        _section_students(rows, assignment, subs, extras.late, extras.pages),
     ]
-    cards = [
-        ("students", mean.students, False),
-        ("submissions", len(rows), False),
-        (f"mean score ({MEAN_CARD})", f"{mean.mean:.1f}", False),
-        ("need attention", attention, attention > 0),
-    ]
-    if summary is not None:
-        cards.append(("students whose score changed", summary.students, summary.students > 0))
-    card_html = "".join(f'<div class="card{" alert" if alert else ""}"><b>{v}</b>{_e(k)}</div>' for k, v, alert in cards)
     title = f"{assignment.title}: cohort report"
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
@@ -310,7 +407,7 @@ def render_report(
         f"<h1>{_e(title)}</h1><p class='muted'>assignment <code>{_e(assignment.name)}</code>, {total:g} points; "
         f"{len(rows)} submissions from {mean.students} students; {_e(str(mean))}"
         f"{'; ' + _e(deadline) if deadline else ''}.</p>"
-        f'<div class="cards">{card_html}</div>{"".join(sections)}'
+        f'<div class="cards">{_cards(mean, rows, summary, extras.similarity)}</div>{"".join(sections)}'
         f"</main><script>{SCRIPT}</script></body></html>"
     )
 
@@ -326,5 +423,7 @@ def write_report(
     diff: list[dict] | None = None,
     compared_with: str = "",
     deadline: str = "",
+    extras: Extras | None = None,
 ) -> None:
-    Path(path).write_text(render_report(assignment, subs, documents, diff, compared_with, deadline), encoding="utf-8")
+    html_text = render_report(assignment, subs, documents, diff, compared_with, deadline, extras)
+    Path(path).write_text(html_text, encoding="utf-8")

@@ -19,7 +19,7 @@ h1{font-size:26px;margin:0 0 4px} h2{font-size:20px;margin:32px 0 8px;padding-bo
 .card.alert{border-color:var(--bad)} .card.alert b{color:var(--bad)}
 table{border-collapse:collapse;width:100%} th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--bg);font-weight:600;white-space:nowrap} td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-#students th{cursor:pointer;user-select:none} #students th[aria-sort=ascending]::after{content:" \\25B2"} #students th[aria-sort=descending]::after{content:" \\25BC"}
+#students th{cursor:pointer;user-select:none;white-space:normal} #students th[aria-sort=ascending]::after{content:" \\25B2"} #students th[aria-sort=descending]::after{content:" \\25BC"}
 .flag{display:inline-block;font-size:12px;border-radius:10px;padding:0 8px;margin:1px 2px 1px 0;border:1px solid;white-space:nowrap}
 .flag.grader-error,.flag.attack,.flag.ungradable,.flag.import-error,.flag.crash{color:var(--bad);border-color:var(--bad);background:#fff5f5}
 .flag.timeout,.flag.banned-call,.flag.zero{color:var(--warn);border-color:var(--warn);background:#fffbea}

@@ -1,6 +1,7 @@
 """grade-all on a Gradescope export and a plain folder: results, dashboard, gradebooks, regrade diff, resume."""
 
 import csv
+import html
 import json
 import shutil
 import zipfile
@@ -176,3 +177,217 @@ def test_grade_many_forks_every_worker_from_one_template(tmp_path):
     assert "3 of 3 workers forked from the template" in proc.stderr
     scores = [json.loads((tmp_path / f"results{i}.json").read_text())["score"] for i in range(3)]
     assert scores == [100, 0, 100]
+
+
+TERM_METADATA = """\
+submission_2001:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '111'
+    :email: ada@example.edu
+  :created_at: 2027-02-22 10:00:00.000000000 +00:00
+submission_2002:
+  :submitters:
+  - :name: Alan Turing
+    :sid: '222'
+    :email: alan@example.edu
+  :created_at: 2027-02-23 00:10:00.000000000 +00:00
+submission_2003:
+  :submitters:
+  - :name: Grace Hopper
+    :sid: '333'
+    :email: grace@example.edu
+  - :name: José Núñez
+    :sid: '444'
+    :email: jose@example.edu
+  :created_at: 2027-02-22 09:00:00.000000000 +00:00
+submission_2004:
+  :submitters:
+  - :name: Barbara Liskov
+    :sid: '555'
+    :email: barbara@example.edu
+  :created_at: 2027-02-24 12:00:00.000000000 +00:00
+submission_2005:
+  :submitters:
+  - :name: Edsger Dijkstra
+    :sid: '666'
+    :email: edsger@example.edu
+  :created_at: 2027-02-25 12:00:00.000000000 +00:00
+"""
+
+TERM_COURSE = """\
+title = "A term"
+timezone = "UTC"
+
+[[assignment]]
+name = "attention"
+release = 2027-02-15
+due = 2027-02-22
+
+[similarity]
+threshold = 0.5
+top = 3
+
+[late]
+grace_minutes = 15
+per_day = "10%"
+late_days = 1
+ledger = "ledger.csv"
+
+[extensions.attention]
+"EDSGER@example.edu" = 2027-02-26
+"""
+
+
+def test_similar_pairs_the_late_policy_and_feedback_pages(tmp_path):
+    """Five submissions, one (Barbara's) a renamed, reordered copy of another (Ada's) among distinct
+    ones: grade-all ranks that pair first; the term's rules of a --course file set each total."""
+    from test_similarity import renamed_copy, student_file
+
+    assignment = load_assignment("attention", KIT)
+    entries = {e.name: e for e in read_catalogue(assignment, "variant") + read_catalogue(assignment, "corpus")}
+    ada = student_file(assignment, entries["einops"].code)
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "submission_metadata.yml").write_text(TERM_METADATA)
+    sources = {
+        "submission_2001": ada,
+        "submission_2002": student_file(assignment, entries["loops"].code),
+        "submission_2003": student_file(assignment, entries["cs336_rearrange"].code),
+        "submission_2004": renamed_copy(ada, seed=11),
+        "submission_2005": student_file(assignment, entries["annotated_transformer"].code),
+    }
+    for sid, source in sources.items():
+        (export / sid).mkdir()
+        (export / sid / "attention.py").write_text(source)
+    (tmp_path / "course.toml").write_text(TERM_COURSE)
+    out = tmp_path / "grading" / "attention"
+    proc = run_cli(
+        "grade-all", "attention", str(export), "--out", str(out), "--course", str(tmp_path / "course.toml"), "--jobs", "2"
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "late policy: 10 % off per day late; 1 late day per student for the term; 15 minutes' grace" in proc.stdout
+
+    pairs = _check_similar_pairs(out)
+    report = (out / "report.html").read_text()
+    rows = {r["student_id"]: r for r in _csv(out / "gradebook.csv")}
+    assert all(float(r["raw_total"]) == 100 for r in rows.values()), "every file here is correct"
+    barbara, alan, edsger = rows["555"], rows["222"], rows["666"]
+    assert barbara["late"] == "yes" and barbara["late_days_used"] == "1" and barbara["penalty"] == "10.00"
+    assert barbara["total"] == "90.00" and barbara["late_rule"] == "2 days late: 1 late day used, 10 % off the rest"
+    assert alan["late"] == "no" and alan["late_rule"] == "on time: within the grace period" and alan["total"] == "100.00"
+    assert edsger["late"] == "no" and edsger["late_rule"] == "on time (extension to 2027-02-26 23:59 UTC)"
+    assert "canvas.csv" in proc.stdout and "moodle.csv" in proc.stdout
+    canvas = {r["SIS User ID"]: r for r in _csv(out / "canvas.csv")}
+    moodle = {r["ID number"]: r for r in _csv(out / "moodle.csv")}
+    assert canvas["555"][assignment.title] == moodle["555"][assignment.title] == "90.00"
+    assert list(moodle["555"]) == ["Full name", "ID number", "Email address", assignment.title]
+    ledger = _csv(tmp_path / "grading" / "ledger.csv")
+    assert ledger == [{"student": "555", "assignment": "attention", "late_days_used": "1", "submission": "submission_2004"}]
+    mean = sum(float(r["total"]) for r in rows.values()) / len(rows)
+    assert f"mean {mean:.1f} over 6 students" in proc.stdout.splitlines()[-1] and f"mean {mean:.1f}" in report
+
+    assert all(f'href="students/{sid}.html"' in report for sid in sources), "each submission links to its page"
+    feedback = (out / "students" / "submission_2004.html").read_text()
+    assert "Autograder results, as the student sees them on Gradescope" in feedback and "100.00 / 100.00" in feedback
+    assert "gradebook total for 555: 90.00 (grader 100.00; 2 days late: 1 late day used, 10 % off the rest)" in feedback
+    document = json.loads((out / "results" / "submission_2004.json").read_text())
+    assert all(html.escape(t["name"]) in feedback for t in document["tests"])
+
+    again = run_cli("grade-all", "attention", str(export), "--out", str(out), "--course", str(tmp_path / "course.toml"))
+    assert again.returncode == 0 and _csv(tmp_path / "grading" / "ledger.csv") == ledger, "a regrade spends no day twice"
+    assert _csv(out / "gradebook.csv") == list(rows.values()) and _csv(out / "similarity.csv") == pairs
+    _in_the_browser(out, pairs[0]["page"], tmp_path)
+
+
+def _check_similar_pairs(out) -> list[dict]:
+    """The copy (Barbara's of Ada's) is the most similar pair, with its page and the dashboard's section."""
+    pairs = _csv(out / "similarity.csv")
+    assert {pairs[0]["submission_a"], pairs[0]["submission_b"]} == {"submission_2001", "submission_2004"}, pairs
+    assert float(pairs[0]["score"]) >= 0.5 and pairs[0]["page"].startswith("similarity/")
+    page = (out / pairs[0]["page"]).read_text()
+    assert "<mark>" in page and "Ada Lovelace" in page and "Barbara Liskov" in page
+    report = (out / "report.html").read_text()
+    section = report[report.index('<section id="similarity">') :].split("</section>")[0]
+    assert "never a flag: it changes no grade" in section and pairs[0]["page"] in section
+    return pairs
+
+
+def _in_the_browser(out, pair_page, tmp_path):
+    """The dashboard as Chromium renders it at 1280 px: the script runs with the new column, the
+    similar pairs and the late rules are there, nothing overflows; the linked pages render."""
+    import re
+
+    import pytest
+    from test_dashboard import CHROMIUM, WIDTH, _chromium
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed: `apt-get install chromium` (.ci/run installs it)")
+    dom = _chromium("--dump-dom", f"{(out / 'report.html').as_uri()}#q=liskov&sort=late-asc", tmp_path=tmp_path).stdout
+    assert 'data-ready="yes"' in dom
+    shown = [sid for sid, attrs in re.findall(r'<tr id="s-([\w-]+)"([^>]*)>', dom) if "hidden" not in attrs]
+    assert shown == ["submission_2004"], shown
+    assert re.search(r'<section id="similarity">.*Ada Lovelace.*Barbara Liskov.*side by side', dom, re.S)
+    assert "10 % off the rest" in dom
+    for page in (pair_page, "students/submission_2004.html"):
+        rendered = _chromium("--dump-dom", (out / page).as_uri(), tmp_path=tmp_path).stdout
+        assert "Barbara Liskov" in rendered and "report.html" in rendered, page
+    from PIL import Image
+
+    shot = tmp_path / "dashboard.png"
+    _chromium(f"--window-size={WIDTH},1600", f"--screenshot={shot}", (out / "report.html").as_uri(), tmp_path=tmp_path)
+    image = Image.open(shot).convert("RGB")
+    assert {image.getpixel((WIDTH - 3, y)) for y in range(0, 1600, 4)} == {(255, 255, 255)}, "nothing wider than 1280 px"
+
+
+def test_a_killed_grading_leaves_nothing_in_the_results_folder(tmp_path):
+    """A grading killed with SIGKILL leaves its 2 MB reserve and an unfinished placeholder; the next
+    grade-all removes the reserve and grades that submission again instead of keeping the placeholder."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "ada.py").write_text(reference_source("attention"))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "autograder", "grade-all", "attention", str(folder), "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(command, cwd=KIT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list((out / "results").glob(".reserve-*")) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    left = sorted(p.name for p in (out / "results").iterdir())
+    assert any(n.startswith(".reserve-") for n in left) and "ada.json" in left, left
+    assert json.loads((out / "results" / "ada.json").read_text())["extra_data"]["kind"] == "unfinished"
+
+    again = run_cli("grade-all", "attention", str(folder), "--out", str(out))
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "removed 1 file(s) a killed grading left" in again.stderr and "left unfinished: graded again" in again.stdout
+    assert sorted(p.name for p in (out / "results").iterdir()) == ["ada.json"]
+    assert json.loads((out / "results" / "ada.json").read_text())["score"] == 100
+
+
+def test_stale_files_of_dead_graders_are_removed_and_a_running_graders_kept(tmp_path):
+    """What a killed grading leaves goes (its reserve, a half-written result); a reserve named after a
+    grader process that still runs stays (a process id reused by a stranger does not count)."""
+    import subprocess
+    import sys
+
+    from autograder.batch import clean_stale
+
+    grader = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "autograder"])
+    try:
+        running = f".reserve-{grader.pid}-z"
+        for name in [".reserve-k2j4x9ab", ".reserve-999999999-q1", ".results-a1b2.json", "ada.json", ".other", running]:
+            (tmp_path / name).write_bytes(b"\0")
+        assert clean_stale(tmp_path) == [".reserve-999999999-q1", ".reserve-k2j4x9ab", ".results-a1b2.json"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".other", "ada.json", running])
+    finally:
+        grader.kill()
+        grader.wait()
