@@ -17,7 +17,7 @@ import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
 from autograder.notebooks import public_tests_by_function
-from autograder.release import TEMPLATES, handout_text, student_files
+from autograder.release import handout_text, student_files
 
 NAMES = list_assignments(KIT_ROOT)
 EXAMPLE = re.compile(r"`pytest (-[mk]) ([A-Za-z_][A-Za-z0-9_]*)`")
