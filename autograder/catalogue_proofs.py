@@ -162,8 +162,12 @@ def every_function_is_tested(evidence: Evidence, report: Report) -> None:
     report.check(
         not missing,
         "every function of the stub is named by a test"
-        + (f" (not: {missing}: write a test whose docstring starts with `<function>:`, or say in [untested_functions] "
-           "how it is graded)" if missing else ""),
+        + (
+            f" (not: {missing}: write a test whose docstring starts with `<function>:`, or say in [untested_functions] "
+            "how it is graded)"
+            if missing
+            else ""
+        ),
     )
 
 

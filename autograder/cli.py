@@ -207,24 +207,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--first", type=int, default=1, help="the first seed (grading's own is 0)")
     p.set_defaults(func=_cmd_seeds)
 
-    p = sub.add_parser("determinism", help="grade the catalogue again under other CPU kernels, threads and hash seeds; "
-                       "compare with the release's own gradings")
+    p = sub.add_parser(
+        "determinism",
+        help="grade the catalogue again under other CPU kernels, threads and hash seeds; compare with the release's own gradings",
+    )
     p.add_argument("assignments", nargs="*")
     p.add_argument("--settings", nargs="+", default=["pinned", "unpinned"], choices=["pinned", "unpinned"])
     p.set_defaults(func=_cmd_determinism)
 
-    p = sub.add_parser("snapshot", help="write snapshots/<a>.json: every catalogue grading's points, kinds and names "
-                       "per test (from the release's cache); print what changed since the committed one")
+    p = sub.add_parser(
+        "snapshot",
+        help="write snapshots/<a>.json: every catalogue grading's points, kinds and names "
+        "per test (from the release's cache); print what changed since the committed one",
+    )
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_snapshot)
 
-    p = sub.add_parser("mutants", help="derive one-site mutants of each reference; grade them; print the mutation "
-                       "score and every survivor (fails on a survivor not recorded as equivalent)")
+    p = sub.add_parser(
+        "mutants",
+        help="derive one-site mutants of each reference; grade them; print the mutation "
+        "score and every survivor (fails on a survivor not recorded as equivalent)",
+    )
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_mutants)
 
-    p = sub.add_parser("points", help="print each test's points as assignment.toml resolves them ([points] and "
-                       "[functions.<f>] weights)")
+    p = sub.add_parser(
+        "points", help="print each test's points as assignment.toml resolves them ([points] and [functions.<f>] weights)"
+    )
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_points)
 
@@ -234,8 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
         "the course entry)",
     )
     p.add_argument("name", help="the assignment, also the module students submit (<name>.py); a lowercase identifier")
-    p.add_argument("--function", action="append", default=None,
-                   help="a function students write (repeat for several: --function a --function b; default scale)")
+    p.add_argument(
+        "--function",
+        action="append",
+        default=None,
+        help="a function students write (repeat for several: --function a --function b; default scale)",
+    )
     p.add_argument("--title", help="the assignment's title (default 'Scaling a tensor')")
     p.add_argument("--root", help="the kit's root to write into (default: this kit)")
     p.set_defaults(func=_cmd_new)

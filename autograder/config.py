@@ -148,8 +148,18 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
 
 # Every key assignment.toml may hold, with the keys of its tables (None: any keys, e.g. test ids).
 SCHEMA: dict[str, dict | None] = {
-    "title": {}, "module": {}, "banned": {}, "test_timeout": {}, "run_timeout": {}, "worker_helpers": {},
-    "points": None, "functions": None, "visibility": None, "uncaught": None, "mistakes": None, "untested_functions": None,
+    "title": {},
+    "module": {},
+    "banned": {},
+    "test_timeout": {},
+    "run_timeout": {},
+    "worker_helpers": {},
+    "points": None,
+    "functions": None,
+    "visibility": None,
+    "uncaught": None,
+    "mistakes": None,
+    "untested_functions": None,
     "feedback": {"hidden_summary": {}},
     "mutants": {"equivalent": None},
 }

@@ -71,7 +71,9 @@ def differences(assignment: Assignment, settings: dict[str, str], baseline: dict
         want, got = outcome(baseline[label]), outcome(document)
         if want == got:
             continue
-        changed = [name for name in sorted(set(want["tests"]) | set(got["tests"])) if want["tests"].get(name) != got["tests"].get(name)]
+        changed = [
+            name for name in sorted(set(want["tests"]) | set(got["tests"])) if want["tests"].get(name) != got["tests"].get(name)
+        ]
         found.append(
             f"{label}: score {want['score']} -> {got['score']}; "
             + "; ".join(f"{n}: {want['tests'].get(n)} -> {got['tests'].get(n)}" for n in changed[:4])
@@ -88,8 +90,10 @@ def main(names: list[str], which: list[str]) -> int:
         baseline = grade_sources(assignment, sources, only=only, cache=DEFAULT_CACHE)  # the release's own gradings
         for setting in which:
             found = differences(assignment, SETTINGS[setting], baseline)
-            print(f"[{name}] {setting} ({' '.join(f'{k}={v}' for k, v in SETTINGS[setting].items())}): "
-                  + (f"{len(found)} of {len(sources)} gradings differ" if found else f"all {len(sources)} gradings identical"))
+            print(
+                f"[{name}] {setting} ({' '.join(f'{k}={v}' for k, v in SETTINGS[setting].items())}): "
+                + (f"{len(found)} of {len(sources)} gradings differ" if found else f"all {len(sources)} gradings identical")
+            )
             for line in found:
                 print("    " + line)
             failed |= bool(found)

@@ -260,7 +260,8 @@ class Diagnoser:
         if key not in self._modules:
             module = types.ModuleType(f"_mistake_{key.replace('+', '__')}")
             module.__file__ = str(self.assignment.solution)
-            exec(compile(self._source(entry), module.__file__, "exec"), module.__dict__)  # noqa: S102 - our own catalogue
+            module.__kit_source__ = self._source(entry)  # what a test reading the source reads (ModuleStudent.source_uses)
+            exec(compile(module.__kit_source__, module.__file__, "exec"), module.__dict__)  # noqa: S102 - our own catalogue
             self._modules[key] = module
         return self._modules[key]
 

@@ -278,8 +278,16 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             option = options[0] if options else {}
             only = option.get("only")  # the self-check's per-mistake selection
             exitfirst = bool(option.get("exitfirst"))  # make mutants: the first failure decides
-            grade = grade_submission(assignment, upload, results, diagnose=not exitfirst, zygote=zygote, only=only,
-                                     exitfirst=exitfirst, run_wall=BATCH_RUN_WALL)
+            grade = grade_submission(
+                assignment,
+                upload,
+                results,
+                diagnose=not exitfirst,
+                zygote=zygote,
+                only=only,
+                exitfirst=exitfirst,
+                run_wall=BATCH_RUN_WALL,
+            )
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)
         log.info("%d of %d workers forked from the template", zygote.forks, len(jobs))

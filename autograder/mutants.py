@@ -82,14 +82,18 @@ def _text(node: ast.AST) -> str:
 
 def _is_neg_inf(node: ast.AST) -> bool:
     text = _text(node).replace(" ", "").replace("'", '"')
-    return text in ('float("-inf")', "-math.inf", "-torch.inf", "-np.inf", "-float(\"inf\")", "-numpy.inf")
+    return text in ('float("-inf")', "-math.inf", "-torch.inf", "-np.inf", '-float("inf")', "-numpy.inf")
 
 
 def _int_value(node: ast.AST | None) -> int | None:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) is int:
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
         return -node.operand.value
     return None
 
@@ -143,8 +147,11 @@ def _neg_inf(node):
 
 def _no_max_shift(node):
     """``x - x.max(...)`` or ``x - m`` (a shift held in a variable) becomes ``x``."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and (
-            "max" in _text(node.right) or isinstance(node.right, ast.Name)):
+    if (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Sub)
+        and ("max" in _text(node.right) or isinstance(node.right, ast.Name))
+    ):
         return node.left
     return None
 
@@ -273,8 +280,12 @@ def _offset(node):
 
 
 def _swap_args(node):
-    if isinstance(node, ast.Call) and len(node.args) >= 2 and all(isinstance(a, ast.Name) for a in node.args[:2]) \
-            and node.args[0].id != node.args[1].id:
+    if (
+        isinstance(node, ast.Call)
+        and len(node.args) >= 2
+        and all(isinstance(a, ast.Name) for a in node.args[:2])
+        and node.args[0].id != node.args[1].id
+    ):
         new = copy.deepcopy(node)
         new.args[0], new.args[1] = new.args[1], new.args[0]
         return new
@@ -419,8 +430,10 @@ def main(names: list[str]) -> int:
     for name in names:
         assignment = load_assignment(name)
         result = measure(assignment)
-        print(f"[{name}] mutation score {result.score:.0f}% ({len(result.killed)} of {result.total} derived mutants killed, "
-              f"{len(result.survivors) - len(result.unexplained)} recorded equivalent; {result.seconds:.0f} s)")
+        print(
+            f"[{name}] mutation score {result.score:.0f}% ({len(result.killed)} of {result.total} derived mutants killed, "
+            f"{len(result.survivors) - len(result.unexplained)} recorded equivalent; {result.seconds:.0f} s)"
+        )
         for mutant in result.survivors:
             reason = result.equivalent.get(mutant.id)
             print(f"  {'equivalent' if reason else 'SURVIVES'}: {mutant.id}" + (f" ({reason})" if reason else ""))
@@ -431,6 +444,9 @@ def main(names: list[str]) -> int:
             print(f"  note: {mutant_id} is recorded as equivalent but is killed or no longer derived: remove it")
         failed |= bool(result.unexplained)
     if failed:
-        print("A surviving mutant needs a test that kills it, or an entry in [mutants.equivalent] of the assignment's "
-              "assignment.toml with the reason it computes the same thing.", file=sys.stderr)
+        print(
+            "A surviving mutant needs a test that kills it, or an entry in [mutants.equivalent] of the assignment's "
+            "assignment.toml with the reason it computes the same thing.",
+            file=sys.stderr,
+        )
     return 1 if failed else 0

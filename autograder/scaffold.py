@@ -45,6 +45,8 @@ NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Names a student's module must not take: the kit's own folders and modules next to the student's file
 # in student.zip (conftest.py, autograder/), and pytest's test files.
 RESERVED = {"autograder", "assignments", "solutions", "student_template", "tests", "conftest", "dist", "build"}
+
+
 def toy_line(function: str) -> str:
     """The toy's one solution line, which each of its mistakes patches (named per function, so it is unique)."""
     return f"{function}_result = x * factor"
@@ -181,8 +183,10 @@ def _shares(total_quarters: int, n: int) -> list[float]:
 
 def _points(name: str, functions: list[str]) -> str:
     lines = [f'"public/test_{name}_public.py::test_{f}_example" = {p:g}' for f, p in zip(functions, _shares(80, len(functions)))]
-    lines += [f'"hidden/test_{f}.py::test_matches_reference" = {p:g}   # its 4 parametrized cases share these points'
-              for f, p in zip(functions, _shares(320, len(functions)))]
+    lines += [
+        f'"hidden/test_{f}.py::test_matches_reference" = {p:g}   # its 4 parametrized cases share these points'
+        for f, p in zip(functions, _shares(320, len(functions)))
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -195,15 +199,23 @@ def assignment_files(name: str, function: str | list[str] = "scale", title: str 
     def each(piece: str, sep: str) -> str:
         return sep.join(_fill(template[piece], {**values, "FUNCTION": f}).rstrip("\n") for f in functions) + "\n"
 
-    values.update({"FUNCTIONS": each("function.py", "\n\n\n"), "TESTS": each("test_public_case.py", "\n\n\n"),
-                   "ROWS": each("handout_row.md", "\n").rstrip("\n"), "SECTIONS": each("handout_function.md", "\n\n").rstrip("\n"),
-                   "POINTS": _points(name, functions).rstrip("\n")})
+    values.update(
+        {
+            "FUNCTIONS": each("function.py", "\n\n\n"),
+            "TESTS": each("test_public_case.py", "\n\n\n"),
+            "ROWS": each("handout_row.md", "\n").rstrip("\n"),
+            "SECTIONS": each("handout_function.md", "\n\n").rstrip("\n"),
+            "POINTS": _points(name, functions).rstrip("\n"),
+        }
+    )
     a = f"assignments/{name}"
     files = {
         f"solutions/{name}/{name}.py": _fill(template["solution.py"], values),
         f"{a}/assignment.toml": _fill(template["assignment.toml"], values),
         f"{a}/handout.md": _fill(template["handout.md"], values),
-        f"{a}/do_nothing.py": _fill(_fill(template["do_nothing.py"], values), {"FUNCTIONS": each("do_nothing_function.py", "\n\n\n")}),
+        f"{a}/do_nothing.py": _fill(
+            _fill(template["do_nothing.py"], values), {"FUNCTIONS": each("do_nothing_function.py", "\n\n\n")}
+        ),
         f"{a}/tests/public/test_{name}_public.py": _fill(template["test_public.py"], values),
     }
     for f in functions:
@@ -214,7 +226,8 @@ def assignment_files(name: str, function: str | list[str] = "scale", title: str 
         "# (patch = [[old line(s), new line(s)], ...]). A long catalogue may live in mistakes/<id>.py files instead.\n"
     ) + "".join(
         _mistake(f, f"hidden/test_{f}.py::test_matches_reference", mistake, f"{f}_" if len(functions) > 1 else "")
-        for f in functions for mistake in MISTAKES
+        for f in functions
+        for mistake in MISTAKES
     )
     return files
 
@@ -289,15 +302,19 @@ def scaffold(name: str, function: str | list[str] = "scale", root: Path = KIT_RO
     a, listed = f"assignments/{name}", ", ".join(functions)
     rows = [
         (f"solutions/{name}/{name}.py", "the reference: # BEGIN/END SOLUTION becomes the student's stub"),
-        (f"{a}/assignment.toml", f"points (20 public + 80 hidden = 100), time limits, {len(MISTAKES) * len(functions)} "
-                                 "catalogued mistakes"),
+        (
+            f"{a}/assignment.toml",
+            f"points (20 public + 80 hidden = 100), time limits, {len(MISTAKES) * len(functions)} catalogued mistakes",
+        ),
         (f"{a}/handout.md", "the student's README.md (a section per function)"),
         (f"{a}/tests/public/", f"one public test per function ({len(functions)}), shipped to students"),
         (f"{a}/tests/hidden/", f"one hidden test file per function ({len(functions)}), 4 cases each"),
         (f"{a}/do_nothing.py", "computes nothing; must earn 0"),
         ("course.toml", course_note),
-        (f"student_template/{name}/", f"generated, as make release does; its pytest.ini has a marker per function "
-                                      f"(`pytest -m {functions[0]}`)"),
+        (
+            f"student_template/{name}/",
+            f"generated, as make release does; its pytest.ini has a marker per function (`pytest -m {functions[0]}`)",
+        ),
     ]
     width = max(len(path) for path, _ in rows)
     return [

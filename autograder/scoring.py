@@ -382,7 +382,9 @@ def function_summary(
         shown = [t for t in group if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
         upstream = _upstream(function, shown, changes) if len(shown) == len(group) else []
         if upstream and not missing:
-            parts.append(f"fails because {' and '.join(f'`{u}`' for u in upstream)} {'is' if len(upstream) == 1 else 'are'} wrong")
+            parts.append(
+                f"fails because {' and '.join(f'`{u}`' for u in upstream)} {'is' if len(upstream) == 1 else 'are'} wrong"
+            )
         lines.append(f"- {function}: " + "; ".join(parts))
     if not lines:
         return ""

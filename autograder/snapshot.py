@@ -43,7 +43,7 @@ def dumps(snapshot: dict) -> str:
     """JSON with one line per test (a diff of two snapshots then reads as the tests that changed)."""
     lines = ["{"]
     for i, (label, grading) in enumerate(snapshot.items()):
-        lines.append(f"{json.dumps(label)}: {{\"score\": {json.dumps(grading['score'])}, \"tests\": {{")
+        lines.append(f'{json.dumps(label)}: {{"score": {json.dumps(grading["score"])}, "tests": {{')
         tests = [f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in grading["tests"].items()]
         lines.append(",\n".join(tests))
         lines.append("}}" + ("," if i < len(snapshot) - 1 else ""))

@@ -594,7 +594,16 @@ def test_attacks_through_grade_all(tmp_path):
     shutil.rmtree(export, ignore_errors=True)
 
 
-WITHOUT_NAMESPACES = ("clock_dodge", "shm_hold", "disk_fill", "answer_bomb", "malformed_load", "fork_hop", "cross_holder", "cross_reader")
+WITHOUT_NAMESPACES = (
+    "clock_dodge",
+    "shm_hold",
+    "disk_fill",
+    "answer_bomb",
+    "malformed_load",
+    "fork_hop",
+    "cross_holder",
+    "cross_reader",
+)
 
 
 def test_attacks_through_grade_all_without_namespaces(tmp_path):
@@ -646,8 +655,7 @@ def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, no_n
     zygote = sandbox_worker.Zygote([])
     try:
         assert not zygote.namespaces
-        student = RemoteStudent("attention", tmp_path / "attention.py", None, [], zygote=zygote,
-                                deadlines=Deadlines(request=120))
+        student = RemoteStudent("attention", tmp_path / "attention.py", None, [], zygote=zygote, deadlines=Deadlines(request=120))
         assert student.load() is None
         with pytest.raises(StudentCodeError) as failure:
             student.causal_mask(3)

@@ -133,7 +133,7 @@ def _forged_raises(style: str) -> str:
     return source.replace("raise ValueError(", "raise RuntimeError(")
 
 
-_FORGE_LOG = '''
+_FORGE_LOG = """
 
 _kit_generate, _kit_train = generate, train
 
@@ -154,7 +154,7 @@ def generate(model, prompt, n_new):
 def train(model, *args, **kwargs):
     _kit_forge(model)
     return _kit_train(model, *args, **kwargs)
-'''
+"""
 
 
 def _without_no_grad(forge: bool) -> str:
@@ -215,7 +215,11 @@ def _grade_all(assignment: str, sources: dict[str, str], tmp: Path, namespaces: 
     env = {**os.environ, **({} if namespaces else {"KIT_NO_NAMESPACES": "1"})}
     result = subprocess.run(
         [sys.executable, "-m", "autograder", "grade-all", assignment, str(export), "--out", str(out)],
-        cwd=KIT, env=env, capture_output=True, text=True, timeout=900,
+        cwd=KIT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     documents = {}

@@ -59,7 +59,11 @@ def _cohort() -> tuple[list[Submission], dict[str, dict]]:
         ("1003", "Grace Hopper", good(0, mistakes=("softmax_no_max",))),
         ("1004", "Barbara Liskov", []),
         ("1005", "Edsger Dijkstra", good(30, 60, 0, "causal_mask(4) did not finish within the time limit", kind="timeout")),
-        ("1006", "Niklaus Wirth", good(30, 0, 10, "the process exited with status 0 (sys.exit or os._exit in your code?)", kind="exit")),
+        (
+            "1006",
+            "Niklaus Wirth",
+            good(30, 0, 10, "the process exited with status 0 (sys.exit or os._exit in your code?)", kind="exit"),
+        ),
         ("1007", "José Núñez", good(30, 45, 10, "weights differ")),
     ]
     subs, documents = [], {}

@@ -23,7 +23,7 @@ from autograder.determinism import outcome
 # four minutes.
 pytestmark = pytest.mark.proof
 
-KNIFE_EDGE = '''
+KNIFE_EDGE = """
 
 _reference_next_token_probs = next_token_probs
 
@@ -39,12 +39,18 @@ def next_token_probs(logits, temperature=1.0, top_k=None, top_p=None):
     keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)
     probs = torch.where(keep, probs, torch.zeros_like(probs))
     return probs / probs.sum(dim=-1, keepdim=True)              # 0/0 = NaN where nothing is kept
-'''
+"""
 TESTS = ["hidden/test_sampling.py::test_top_p_matches_reference", "hidden/test_sampling.py::test_single_token_exact"]
 SETTINGS = [
     {},
-    {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "PYTHONHASHSEED": "7",
-     "MKL_CBWR": "AUTO", "ONEDNN_MAX_CPU_ISA": "ALL"},
+    {
+        "ATEN_CPU_CAPABILITY": "default",
+        "OMP_NUM_THREADS": "2",
+        "MKL_NUM_THREADS": "2",
+        "PYTHONHASHSEED": "7",
+        "MKL_CBWR": "AUTO",
+        "ONEDNN_MAX_CPU_ISA": "ALL",
+    },
 ]
 
 
@@ -56,8 +62,14 @@ def _grade(tmp_path, settings: dict, name: str) -> dict:
     jobs = tmp_path / f"{name}-jobs.json"
     jobs.write_text(json.dumps([[str(upload), str(results), {"only": TESTS}]]))
     env = {**os.environ, **settings}
-    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-many", "decoding", str(jobs)], cwd=KIT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade-many", "decoding", str(jobs)],
+        cwd=KIT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     document = json.loads(results.read_text())
     validate_results(document)

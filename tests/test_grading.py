@@ -25,10 +25,15 @@ def test_correct_code_that_prints_the_graders_words_scores_100_and_raises_no_fla
     from autograder.report import submission_flags
 
     noisy = reference_source("attention").replace(
-        "def softmax(", 'print("the process was killed; exited with status 1; not run (skipped); '
-        'interfered with the grader\'s channel; (a link)")\n\n\ndef softmax(', 1)
-    noisy += '\n\n_print_once = print\n\n\ndef causal_mask(n, _original=causal_mask):\n' \
-             '    _print_once("did not finish within the time limit; the process stopped")\n    return _original(n)\n'
+        "def softmax(",
+        'print("the process was killed; exited with status 1; not run (skipped); '
+        "interfered with the grader's channel; (a link)\")\n\n\ndef softmax(",
+        1,
+    )
+    noisy += (
+        "\n\n_print_once = print\n\n\ndef causal_mask(n, _original=causal_mask):\n"
+        '    _print_once("did not finish within the time limit; the process stopped")\n    return _original(n)\n'
+    )
     document = grade("attention", write_submission(tmp_path / "noisy", "attention", noisy), tmp_path)
     assert document["score"] == 100
     assert submission_flags(document) == []

@@ -79,8 +79,13 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     assert not changed, f"new changed other assignments' files: {changed}"
     for function in ("scale", "shift"):  # the student's folder selects each function's public test
         folder = kit / "student_template" / NAME
-        run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", function, "-p", "no:cacheprovider"],
-                             cwd=folder, capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", function, "-p", "no:cacheprovider"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert f"test_{function}_example" in run.stdout and run.stdout.count("::test_") == 1, run.stdout + run.stderr
 
     again = _cli(kit, "new", NAME, "--root", str(kit))
@@ -196,12 +201,18 @@ def test_two_functions_get_their_own_tests_points_mistakes_and_handout_sections(
         (tmp_path / rel).write_text(text)
     assignment = load_assignment("toy", tmp_path)
     assert assignment.total_points == 100
-    assert {k.split("::")[0] for k in assignment.points if k.startswith("hidden/")} == {"hidden/test_scale.py", "hidden/test_shift.py"}
+    assert {k.split("::")[0] for k in assignment.points if k.startswith("hidden/")} == {
+        "hidden/test_scale.py",
+        "hidden/test_shift.py",
+    }
     handout = files["assignments/toy/handout.md"]
     assert "### `scale`" in handout and "### `shift`" in handout
     from autograder.catalogue import read_catalogue
 
     mistakes = read_catalogue(assignment, "mistake")
-    assert len(mistakes) == 20 and {m.caught_by[0].split("::")[0] for m in mistakes} == {"hidden/test_scale.py", "hidden/test_shift.py"}
+    assert len(mistakes) == 20 and {m.caught_by[0].split("::")[0] for m in mistakes} == {
+        "hidden/test_scale.py",
+        "hidden/test_shift.py",
+    }
     with pytest.raises(scaffold.ScaffoldError, match="each function once"):
         scaffold.check_functions(["scale", "scale"], "toy")

@@ -77,7 +77,7 @@ def test_points_per_function_are_shared_by_weight_in_exact_quarters(tmp_path):
     [
         ('\n[visiblity]\n"hidden/test_softmax.py::test_large_inputs" = "visible"\n', "'visibility'"),
         ('\n[feedback]\nhidden_sumary = "points"\n', "'hidden_summary'"),
-        ('test_timout = 30\n', "'test_timeout'"),
+        ("test_timout = 30\n", "'test_timeout'"),
         ('\n[mutants.equivalents]\n"compare:softmax:0" = "why"\n', "'equivalent'"),
     ],
     ids=["visiblity", "hidden_sumary", "test_timout", "mutants.equivalents"],

@@ -30,8 +30,9 @@ HIDDEN_LOSS = [
 
 def test_hidden_losses_are_named_with_points_and_category_but_no_details():
     text = function_summary(HIDDEN_LOSS)
-    assert "- scaled_dot_product_attention: public tests passed; -14 in hidden tests that check: fully blocked rows give zeros\n" in (
-        text + "\n"
+    assert (
+        "- scaled_dot_product_attention: public tests passed; -14 in hidden tests that check: fully blocked rows give zeros\n"
+        in (text + "\n")
     )
     assert "- softmax: passed" in text
     assert "NaN in row 1" not in text  # the hidden test's own feedback waits for publication
@@ -55,8 +56,16 @@ def test_public_failures_give_the_most_likely_cause_and_stubs_say_not_implemente
     )
     unnamed = [_test("softmax: example", 0, 2, "visible", "softmax: row 3 sums to 0.73, not 1\nmore")]
     assert "most likely: softmax: row 3 sums to 0.73, not 1" in function_summary(unnamed)
-    stub = [_test("softmax: example", 0, 2, "visible", "softmax raised NotImplementedError: softmax is not implemented yet",
-                  kind="not-implemented")]
+    stub = [
+        _test(
+            "softmax: example",
+            0,
+            2,
+            "visible",
+            "softmax raised NotImplementedError: softmax is not implemented yet",
+            kind="not-implemented",
+        )
+    ]
     assert "- softmax: not implemented yet" in function_summary(stub + [_test("softmax: large", 0, 3)])
     # the kind decides, not the words: a message that quotes NotImplementedError is still a wrong value
     quoted = [_test("softmax: example", 0, 2, "visible", "values differ; NotImplementedError", kind="wrong")]
@@ -82,8 +91,10 @@ def test_only_explanations_are_pointed_to_and_only_where_they_can_be_read_whole(
     collapse_feedback(entries)
     assert all(NO_MATCH in e["output"] and "same likely mistake" not in e["output"] for e in entries)
     long = "Likely mistake: " + "an explanation " * 20
-    cut = [{"name": "long", "visibility": "visible", "output": "x" * 5000 + "\n\n" + long},
-           {"name": "next", "visibility": "visible", "output": "short\n\n" + long}]
+    cut = [
+        {"name": "long", "visibility": "visible", "output": "x" * 5000 + "\n\n" + long},
+        {"name": "next", "visibility": "visible", "output": "short\n\n" + long},
+    ]
     collapse_feedback(cut)
     assert long in cut[1]["output"]  # the first one's copy was cut away: no pointer into it
 

@@ -26,9 +26,18 @@ def attend(q, k, v, mask=None):
 
 def test_each_operator_finds_its_site_inside_the_markers_only():
     mutants = {m.id: m for m in derive(SOURCE)}
-    for expected in ("no-scaling:attend:0", "transpose:attend:0", "neg-inf:attend:0", "no-max-shift:attend:0",
-                     "flip-mask:attend:0", "no-renormalise:attend:0", "dim:attend:0", "diagonal+1:attend:0",
-                     "diagonal-1:attend:0", "mean-for-sum:attend:0"):
+    for expected in (
+        "no-scaling:attend:0",
+        "transpose:attend:0",
+        "neg-inf:attend:0",
+        "no-max-shift:attend:0",
+        "flip-mask:attend:0",
+        "no-renormalise:attend:0",
+        "dim:attend:0",
+        "diagonal+1:attend:0",
+        "diagonal-1:attend:0",
+        "mean-for-sum:attend:0",
+    ):
         assert expected in mutants, sorted(mutants)
     assert not any(":provided:" in m for m in mutants)
     assert "-1000000000.0" in mutants["neg-inf:attend:0"].diff and "+" in mutants["neg-inf:attend:0"].diff

@@ -20,16 +20,16 @@ KIT = Path(__file__).resolve().parents[2]
 ATTENTION = load_assignment("attention", KIT)
 
 
-def result(name: str, score: float, max_score: float, output: str = "", mistakes=(), key: str = "hidden/t.py::t",
-           kind: str | None = None) -> dict:
+def result(
+    name: str, score: float, max_score: float, output: str = "", mistakes=(), key: str = "hidden/t.py::t", kind: str | None = None
+) -> dict:
     return {
         "name": name,
         "score": score,
         "max_score": max_score,
         "status": "passed" if score == max_score else "failed",
         "output": output,
-        "extra_data": {"test": key, "mistakes": list(mistakes),
-                       "kind": kind or ("passed" if score == max_score else "wrong")},
+        "extra_data": {"test": key, "mistakes": list(mistakes), "kind": kind or ("passed" if score == max_score else "wrong")},
     }
 
 
@@ -42,8 +42,9 @@ def flags_of(document: dict) -> set[str]:
 
 
 def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
-    ungradable = doc(0, [], "Score 0: no file named attention.py was found in the upload. Found: attn_final.py.",
-                     kind="ungradable")
+    ungradable = doc(
+        0, [], "Score 0: no file named attention.py was found in the upload. Found: attn_final.py.", kind="ungradable"
+    )
     flags = dict(submission_flags(ungradable))
     assert set(flags) == {"ungradable", "zero"} and "attn_final.py" in flags["ungradable"]
 
@@ -51,11 +52,13 @@ def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
         0,
         [result("softmax: x", 0, 2, kind="import-error")],
         "0.00 / 100 points. No test could run: attention.py could not be imported: SyntaxError: invalid syntax (line 3)",
-        extra={"load": "import-error"}, kind="import-error",
+        extra={"load": "import-error"},
+        kind="import-error",
     )
     assert dict(submission_flags(syntax))["import-error"].endswith("SyntaxError: invalid syntax (line 3)")
-    bomb = doc(0, [result("softmax: x", 0, 2, kind="import-error")], "0.00 / 100 points.", extra={"load": "memory"},
-               kind="import-error")
+    bomb = doc(
+        0, [result("softmax: x", 0, 2, kind="import-error")], "0.00 / 100 points.", extra={"load": "memory"}, kind="import-error"
+    )
     assert flags_of(bomb) == {"import-error", "crash", "zero"}
 
     assert flags_of(doc(98, [result("causal_mask: x", 0, 2, kind="timeout")])) == {"timeout"}
@@ -68,7 +71,9 @@ def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
     assert flags_of(linked) == {"attack", "ungradable", "zero"}
     assert flags_of(doc(90, [result("softmax: x", 0, 2, kind="banned")])) == {"banned-call"}
     crashed_grader = doc(
-        0, [], "Score 0: the grader hit an internal error (KeyError). Course staff can see the details in the log.",
+        0,
+        [],
+        "Score 0: the grader hit an internal error (KeyError). Course staff can see the details in the log.",
         kind="grader-error",
     )
     assert flags_of(crashed_grader) == {"grader-error", "zero"}
@@ -79,9 +84,11 @@ def test_each_kind_of_trouble_gets_its_flag_and_the_graders_reason():
 def test_no_text_raises_or_hides_a_flag():
     """Flags are the kinds the grader recorded: words in any output (the student's prints, a file name,
     an exception message the student chose) change nothing."""
-    words = ("did not finish within the time limit; the process was killed; exited with status 1; not run (skipped); "
-             "interfered with the grader's channel; (a link); which this assignment does not allow; "
-             "could not be imported: SyntaxError; the grader hit an internal error")
+    words = (
+        "did not finish within the time limit; the process was killed; exited with status 1; not run (skipped); "
+        "interfered with the grader's channel; (a link); which this assignment does not allow; "
+        "could not be imported: SyntaxError; the grader hit an internal error"
+    )
     printed = f"wrong\n\nYour code printed:\n{words}"
     assert flags_of(doc(98, [result("softmax: x", 0, 2, printed)], words)) == set()
     passed_and_printed = result("softmax: x", 2, 2, f"Your code printed:\n{words}")  # no blank line before it
@@ -91,8 +98,13 @@ def test_no_text_raises_or_hides_a_flag():
 
 
 def test_flags_come_most_serious_first():
-    document = doc(0, [result("softmax: x", 0, 2, kind="timeout")], "x.py could not be imported: E",
-                   extra={"load": "import-error"}, kind="import-error")
+    document = doc(
+        0,
+        [result("softmax: x", 0, 2, kind="timeout")],
+        "x.py could not be imported: E",
+        extra={"load": "import-error"},
+        kind="import-error",
+    )
     assert [f for f, _ in submission_flags(document)] == ["import-error", "timeout", "zero"]
 
 

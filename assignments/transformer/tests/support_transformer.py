@@ -139,9 +139,11 @@ def expect_grad_off_in_source(student, name: str, what: str) -> None:
     log, written inside the student's process, may only fail a test, never pass one."""
     from autograder.checks import expect_true
 
+    found = bool(student.source_uses(name, GRAD_OFF))
     expect_true(
-        student.source_uses(name, GRAD_OFF),
+        found,
         f"{what}: {name} (or a function of your file it calls) never uses torch.no_grad() (read from your "
         "source): wrap the model calls in `with torch.no_grad():`.",
+        got=found,  # what the diagnosis compares: a catalogued mistake's source read the same way
     )
 

@@ -375,8 +375,10 @@ def expect_close(
         detail = ""
         if len(first) > 1:
             lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
-            detail = (f" In {where}, entries {lo} to {min(lo + 6, g64.shape[-1] - 1)}: expected "
-                      f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}.")
+            detail = (
+                f" In {where}, entries {lo} to {min(lo + 6, g64.shape[-1] - 1)}: expected "
+                f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}."
+            )
         shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
         detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
         if float32_sized(err[bad], w64[bad], atol):
@@ -451,8 +453,9 @@ def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = N
     s = to_tensor(scores, what).detach().double()
     raw = to_tensor(weights, what)
     if not raw.is_floating_point():
-        raise Feedback(f"{what}: expected weights of a floating-point dtype, got {describe(raw)}.", call, weights,
-                       kind="unreadable")
+        raise Feedback(
+            f"{what}: expected weights of a floating-point dtype, got {describe(raw)}.", call, weights, kind="unreadable"
+        )
     w = raw.detach().double()
     if tuple(s.shape) != tuple(w.shape):
         raise Feedback(f"{what}: expected shape {tuple(s.shape)}, got {tuple(w.shape)}.", call, weights)
@@ -517,7 +520,7 @@ def _where(mask: torch.Tensor) -> str:
 
 
 def nonfinite(value: Any) -> str:
-    """"" when ``value`` (a tensor, array or number) is finite everywhere, else where it is not:
+    """ "" when ``value`` (a tensor, array or number) is finite everywhere, else where it is not:
     "NaN in row 3 (2 of 40 entries)"."""
     try:
         t = torch.as_tensor(np.asarray(value) if not isinstance(value, torch.Tensor) else value)
