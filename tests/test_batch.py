@@ -6,6 +6,7 @@ import json
 import shutil
 import zipfile
 
+import pytest
 from conftest import KIT, reference_source, run_cli, stub_source
 
 from autograder.catalogue import read_catalogue, submission_source
@@ -239,6 +240,7 @@ ledger = "ledger.csv"
 """
 
 
+@pytest.mark.proof  # a whole grade-all run: `make proofs`, keeping `make test` within its four minutes
 def test_similar_pairs_the_late_policy_and_feedback_pages(tmp_path):
     """Five submissions, one (Barbara's) a renamed, reordered copy of another (Ada's) among distinct
     ones: grade-all ranks that pair first; the term's rules of a --course file set each total."""
@@ -340,6 +342,7 @@ def _in_the_browser(out, pair_page, tmp_path):
     assert {image.getpixel((WIDTH - 3, y)) for y in range(0, 1600, 4)} == {(255, 255, 255)}, "nothing wider than 1280 px"
 
 
+@pytest.mark.proof  # a whole grade-all run: `make proofs`, keeping `make test` within its four minutes
 def test_a_killed_grading_leaves_nothing_in_the_results_folder(tmp_path):
     """A grading killed with SIGKILL leaves its 2 MB reserve and an unfinished placeholder; the next
     grade-all removes the reserve and grades that submission again instead of keeping the placeholder."""
@@ -378,11 +381,17 @@ def test_stale_files_of_dead_graders_are_removed_and_a_running_graders_kept(tmp_
     grader process that still runs stays (a process id reused by a stranger does not count)."""
     import subprocess
     import sys
+    import time
+    from pathlib import Path as _Path
 
     from autograder.batch import clean_stale
 
     grader = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "autograder"])
     try:
+        for _ in range(500):  # until the child has exec'd (before that, /proc shows the parent's command line)
+            if b"autograder" in _Path(f"/proc/{grader.pid}/cmdline").read_bytes():
+                break
+            time.sleep(0.01)
         running = f".reserve-{grader.pid}-z"
         for name in [".reserve-k2j4x9ab", ".reserve-999999999-q1", ".results-a1b2.json", "ada.json", ".other", running]:
             (tmp_path / name).write_bytes(b"\0")

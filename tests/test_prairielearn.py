@@ -47,6 +47,9 @@ SUBMISSIONS = {
 }
 ENVIRONMENTS = {"namespaces": {}, "no-namespaces": {"KIT_NO_NAMESPACES": "1"}}
 PRIVATE = ("", "results", "student", "tests", "serverFilesCourse", "data")  # "" is the grade root itself
+# Whole gradings in a simulated /grade tree: `make proofs` (the release self-checks the reference and the stub
+# there on every `make release`).
+pytestmark = pytest.mark.proof
 root_only = pytest.mark.skipif(not running_as_root(), reason="grading as root: the worker's own user, private folders")
 
 
