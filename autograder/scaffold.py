@@ -213,9 +213,7 @@ def assignment_files(name: str, function: str | list[str] = "scale", title: str 
         f"solutions/{name}/{name}.py": _fill(template["solution.py"], values),
         f"{a}/assignment.toml": _fill(template["assignment.toml"], values),
         f"{a}/handout.md": _fill(template["handout.md"], values),
-        f"{a}/do_nothing.py": _fill(
-            _fill(template["do_nothing.py"], values), {"FUNCTIONS": each("do_nothing_function.py", "\n\n\n")}
-        ),
+        f"{a}/do_nothing.py": _fill(template["do_nothing.py"], {**values, "FUNCTIONS": each("do_nothing_function.py", "\n\n\n")}),
         f"{a}/tests/public/test_{name}_public.py": _fill(template["test_public.py"], values),
     }
     for f in functions:

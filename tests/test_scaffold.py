@@ -80,7 +80,7 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     for function in ("scale", "shift"):  # the student's folder selects each function's public test
         folder = kit / "student_template" / NAME
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", function, "-p", "no:cacheprovider"],
+            [sys.executable, "-m", "pytest", "--collect-only", "-m", function, "-p", "no:cacheprovider"],
             cwd=folder,
             capture_output=True,
             text=True,
