@@ -3,12 +3,14 @@
 Uploads come as the file itself, a folder (Gradescope's ``submission/``), a
 zip (with or without a folder inside, with macOS ``__MACOSX`` junk), or a
 folder holding such a zip. Only the one contract file is ever used; nothing
-else in the upload is imported or even copied.
+else in the upload is imported or even copied. An upload with no ``<module>.py``
+but a notebook (``<module>.ipynb``, or its only ``.ipynb``) is graded as the module
+its code cells define (:mod:`.notebook_upload`), with a note saying what was left out.
 
 Reading an upload never follows a link: symbolic links in folders and zips,
 FIFOs and devices are skipped (and the student is told), every file is opened
 with ``O_NOFOLLOW`` and checked to be a regular file, and unpacking writes only
-``.py`` and ``.zip`` members under the unpack folder. One :class:`UnpackBudget`
+``.py``, ``.ipynb`` and ``.zip`` members under the unpack folder. One :class:`UnpackBudget`
 covers the whole upload (bytes, files, nesting depth and time), counted from
 the moment grading starts.
 """
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_FILE_BYTES = 1024 * 1024
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs and plots make notebooks far larger than their code
 JUNK_PARTS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git"}
 
 
@@ -67,7 +70,7 @@ def _is_junk(path: Path) -> bool:
 
 
 def _wanted(name: str) -> bool:
-    return name.lower().endswith((".py", ".zip"))
+    return name.lower().endswith((".py", ".ipynb", ".zip"))
 
 
 CENTRAL_ENTRY_BYTES = 512  # room per listed file in a zip's central directory (46 bytes, a name, extra fields)
@@ -146,7 +149,13 @@ def _extract_zip(archive: Path, into: Path, budget: UnpackBudget) -> None:
                 if root not in target.parents:
                     budget.ignore(f"{name} (points outside the upload)")
                     continue
-                limit = MAX_FILE_BYTES + 1 if name.lower().endswith(".py") else budget.max_bytes
+                limit = (
+                    MAX_FILE_BYTES + 1
+                    if name.lower().endswith(".py")
+                    else MAX_NOTEBOOK_BYTES + 1
+                    if name.lower().endswith(".ipynb")
+                    else budget.max_bytes
+                )
                 if m.file_size > limit:
                     budget.ignore(f"{name} (too large)")
                     continue
@@ -213,7 +222,9 @@ def find_submission_file(
     """Return (the file to grade, a note for the student or None).
 
     Looks for ``filename`` exactly, then case-insensitively, then a browser
-    duplicate such as ``attention (1).py``; the shallowest match wins.
+    duplicate such as ``attention (1).py``; the shallowest match wins. Without one, a
+    notebook named so (``attention.ipynb``...) or the upload's only ``.ipynb`` is graded
+    from its code cells: the file returned is the module they define, written in ``workdir``.
     Raises :class:`SubmissionProblem` with a list of what was found otherwise.
     """
     budget = budget or UnpackBudget()
@@ -243,6 +254,9 @@ def find_submission_file(
             if note:
                 notes.insert(0, note.format(found=chosen.name, filename=filename))
             return chosen, " ".join(notes) or None
+    notebook = _chosen_notebook(upload, files, stem)
+    if notebook is not None:
+        return _notebook_as_module(notebook, filename, workdir, notes)
     listing = ", ".join(sorted({p.name for p in files})[:20])
     raise SubmissionProblem(
         " ".join(
@@ -255,16 +269,51 @@ def find_submission_file(
     )
 
 
-def normalise_source(path: Path, out: Path) -> None:
-    """Copy the student's file as UTF-8 with LF line endings and no BOM (never through a link)."""
+def _chosen_notebook(upload: Path, files: list[Path], stem: str) -> Path | None:
+    """The notebook to grade when the upload holds no .py to: named as the module (exactly, in other
+    capitals, a browser duplicate), the one named on the command line, or the upload's only notebook."""
+    notebooks = [p for p in files if p.suffix.lower() == ".ipynb"]
+    named = re.compile(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.ipynb$", re.IGNORECASE)
+    rules = [
+        lambda p: p.name == f"{stem}.ipynb",
+        lambda p: p.name.lower() == f"{stem}.ipynb".lower(),
+        lambda p: bool(named.match(p.name)),
+        lambda p: p == upload,
+    ]
+    for matches in rules:
+        found = sorted((p for p in notebooks if matches(p)), key=lambda p: (len(p.parts), str(p)))
+        if found:
+            return found[0]
+    return notebooks[0] if len(notebooks) == 1 else None
+
+
+def _notebook_as_module(notebook: Path, filename: str, workdir: Path, notes: list[str]) -> tuple[Path, str]:
+    """The module ``notebook``'s code cells define, written under ``workdir``, and the note saying so."""
+    from .notebook_upload import notebook_module
+
+    raw = _read_regular(notebook, MAX_NOTEBOOK_BYTES, "the notebook itself")
+    extracted = notebook_module(raw, notebook.name, Path(filename).stem)
+    folder = Path(tempfile.mkdtemp(dir=workdir, prefix="notebook-"))
+    target = folder / filename
+    target.write_text(extracted.source, encoding="utf-8")
+    return target, " ".join([extracted.note(notebook.name, filename), *notes])
+
+
+def _read_regular(path: Path, limit: int, what: str) -> bytes:
+    """At most ``limit`` + 1 bytes of a regular file, never through a link."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
-        raise SubmissionProblem(f"{path.name} could not be read ({exc.strerror}); upload the .py file itself.") from None
+        raise SubmissionProblem(f"{path.name} could not be read ({exc.strerror}); upload {what}.") from None
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise SubmissionProblem(f"{path.name} is not a regular file; upload the .py file itself.")
-        raw = f.read(MAX_FILE_BYTES + 1)
+            raise SubmissionProblem(f"{path.name} is not a regular file; upload {what}.")
+        return f.read(limit + 1)
+
+
+def normalise_source(path: Path, out: Path) -> None:
+    """Copy the student's file as UTF-8 with LF line endings and no BOM (never through a link)."""
+    raw = _read_regular(path, MAX_FILE_BYTES, "the .py file itself")
     if len(raw) > MAX_FILE_BYTES:
         raise SubmissionProblem(f"{path.name} is over 1 MB; a solution file should be far smaller.")
     try:

@@ -2,6 +2,7 @@
 
 import zipfile
 
+import pytest
 from conftest import grade, reference_source, stub_source, write_submission
 
 
@@ -86,3 +87,40 @@ def test_missing_function_costs_only_its_tests(tmp_path):
 def test_stub_scores_zero_through_a_zip(tmp_path):
     upload = _zip(tmp_path / "stub.zip", {"attention.py": stub_source("attention")})
     assert grade("attention", upload, tmp_path)["score"] == 0
+
+
+def _notebook(*cells: str) -> str:
+    """An nbformat 4 notebook of code cells, as Jupyter writes one (sources as lists of lines, outputs)."""
+    import json
+
+    code = [
+        {"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [], "source": c.splitlines(True)} for c in cells
+    ]
+    head = {"cell_type": "markdown", "metadata": {}, "source": ["# My work\n"]}
+    metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": metadata, "cells": [head, *code]}, indent=1)
+
+
+@pytest.mark.proof  # two whole gradings through the CLI: `make proofs` (tests/unit/test_notebook_upload.py is the fast check)
+def test_a_notebook_upload_is_graded_from_its_code_cells(tmp_path):
+    """The reference in a notebook's cells scores 100; so does one whose top level trains for ever and
+    plots (left out, and said): a notebook is graded as the module its cells define."""
+    folder = tmp_path / "attention-nb"
+    folder.mkdir()
+    (folder / "attention.ipynb").write_text(_notebook("!pip install einops\nimport torch", reference_source("attention")))
+    document = grade("attention", folder, tmp_path)
+    assert document["score"] == 100, document["output"]
+    assert "graded the code cells of attention.ipynb as attention.py" in document["output"]
+
+    training = (
+        "import matplotlib.pyplot as plt\n%matplotlib inline\n"
+        "model = TinyCausalLM(vocab_size=8, d_model=16, n_heads=2, n_layers=1, max_len=16)\n"
+        "history = train(model, counting_data(64), counting_data(16), epochs=10**9)\n"
+        "plt.plot(history['train_loss'])\nprint(generate(model, torch.zeros(1, 1, dtype=torch.long), 5))"
+    )
+    upload = tmp_path / "transformer-nb.zip"
+    _zip(upload, {"Colab Notebooks/transformer.ipynb": _notebook(reference_source("transformer"), training, "model?")})
+    document = grade("transformer", upload, tmp_path)
+    assert document["score"] == 100, document["output"]
+    for said in ("history = train(", "calls train, the notebook's own code", "matplotlib", "model?"):
+        assert said in document["output"], said
