@@ -116,6 +116,13 @@ class RemoteObject:
 # references' tests take at most 1 MB each (multihead; most under 0.2 MB).
 ANSWER_BYTES_PER_TEST = 64 * 2**20
 
+# How many crashes of the student's code (the worker died while answering: os._exit, a segfault, a signal)
+# a grading forgives: the function that crashed runs again, in a fresh worker, from the next test on, so a
+# crash on one input costs the tests it crashed in. Past these, a function that crashes is not run again
+# (it would only crash again, costing a restart each time): a file that crashes on every call restarts the
+# worker at most this many times more than before. The run's deadline (run_timeout) counts across restarts.
+CRASH_RETRIES = 3
+
 
 class RemoteStudent:
     """The student's module, behind a worker process."""
@@ -147,9 +154,14 @@ class RemoteStudent:
         self.load_kind: str | None = None
         self.names: list[str] = []
         # The targets (top-level names, see RemoteObject._target) that ran out of time, memory or
-        # processes, crashed the worker or interfered with its channel: not run again in later tests,
-        # where each would only fail the same way and cost a restart (grade.py reports them).
+        # processes, crashed the worker or interfered with its channel (grade.py reports them).
         self.stopped: set[str] = set()
+        # Of those, the ones not run again in later tests, where each would only fail the same way and
+        # cost a restart: all but a crash, which is forgiven CRASH_RETRIES times per grading (the crashed
+        # function runs again from the next test on, in a fresh worker; not again in the test it crashed in).
+        self.refused: set[str] = set()
+        self.crash_retries = CRASH_RETRIES
+        self._crashed_in_test: set[str] = set()
         self.starts = 0
         # What the running test's answers took so far (deadlines(): one room per test); None outside a
         # test, where each answer is bounded by the channel's per-answer limit alone.
@@ -216,10 +228,11 @@ class RemoteStudent:
         taking at most ``ANSWER_BYTES_PER_TEST`` in all (a room of the block's own)."""
         before, self._deadlines = self._deadlines, deadlines
         room, self._room = self._room, wire.Room(ANSWER_BYTES_PER_TEST)
+        crashed, self._crashed_in_test = self._crashed_in_test, set()  # a crash forgiven runs again in the next test
         try:
             yield
         finally:
-            self._deadlines, self._room = before, room
+            self._deadlines, self._room, self._crashed_in_test = before, room, crashed
 
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
@@ -250,9 +263,14 @@ class RemoteStudent:
         stops the worker is recorded under ``target`` (see ``stopped``), except a grader helper's
         (``helper``) running out of time, memory or crashing: it is ours, and one slow run must not
         poison the rest."""
-        if target in self.stopped:
+        if target in self.refused:
             raise StudentCodeError(
                 f"{label} was not run again: it ran out of time, memory or processes, or crashed, in an earlier test",
+                kind="not-run",
+            )
+        if target in self._crashed_in_test:
+            raise StudentCodeError(
+                f"{label} was not run again in this test: it crashed earlier in it (the next test runs it afresh)",
                 kind="not-run",
             )
         worker = self._ensure_worker()
@@ -264,19 +282,20 @@ class RemoteStudent:
             answer = worker.request(message, self._deadlines.for_request())
         except WorkerTimeout:
             if not helper:
-                self.stopped.add(target)
+                self._stop(target)
             raise StudentCodeError(_timeout_message(label, self._deadlines.request), kind="timeout") from None
         except WorkerProtocol as exc:
-            self.stopped.add(target)
+            self._stop(target)
             raise StudentCodeError(
                 f"{label} failed: your code interfered with the grader's channel ({exc}); "
                 "printing is fine, writing to the grader's pipes is not",
                 kind="channel",
             ) from None
         except (WorkerDied, WorkerMemory) as exc:
-            # Like a hang: running it again would only crash again and cost a restart each time.
+            # Out of memory or processes is like a hang: running it again would only fail again and cost a
+            # restart each time. A crash may be one input's (a shape, a value): forgiven a few times.
             if not helper:
-                self.stopped.add(target)
+                self._stop(target, forgivable=isinstance(exc, WorkerDied))
             raise StudentCodeError(f"{label} failed: " + _worker_failure(exc, self.limits), kind=_failure_kind(exc)) from None
         static = self._static_banned_for(message, via)
         if answer.get("banned") or static:
@@ -319,12 +338,22 @@ class RemoteStudent:
                 kind="memory",
             ) from None
         except wire.WireError as exc:  # the worker's own encoder never produces this: its channel was tampered with
-            self.stopped.add(target)
+            self._stop(target)
             raise StudentCodeError(
                 f"{label} failed: your code interfered with the grader's channel (a malformed answer: {exc}); "
                 "printing is fine, writing to the grader's pipes is not",
                 kind="channel",
             ) from None
+
+    def _stop(self, target: str, forgivable: bool = False) -> None:
+        """``target`` hung, crashed or broke the channel: recorded, and not run again, unless it crashed and the
+        grading still forgives crashes (then not again in this test only: ``deadlines()`` starts the next afresh)."""
+        self.stopped.add(target)
+        if forgivable and self.crash_retries > 0:
+            self.crash_retries -= 1
+            self._crashed_in_test.add(target)
+        else:
+            self.refused.add(target)
 
     def _static_banned_for(self, message: dict, via: RemoteObject | None) -> dict:
         """What the static scan found in the top-level function or class this call runs."""
