@@ -3,9 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The venv is rebuilt when what it is installed from changed by content, not by date: the stamp holds their
+# hash (tools/venv_stamp.py), so a fresh clone sharing a venv (`make VENV=/shared/venv ...`) does not reinstall.
+VENV_INPUTS := requirements.txt requirements-dev.txt pyproject.toml
+VENV_STALE := $(shell $(PYTHON) tools/venv_stamp.py check $(STAMP) $(VENV_INPUTS) 2>&1)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv release stubs test proofs determinism snapshot mutants flakes lint bench gradescope-image student-setup clean
+.PHONY: FORCE help venv release stubs test proofs determinism snapshot mutants flakes lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -16,7 +20,8 @@ help: ## list the targets
 TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+$(STAMP): $(if $(VENV_STALE),FORCE)
+	@echo "$(VENV_STALE)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	@echo "installing torch==$(TORCH_VERSION) (CPU build) from $(TORCH_INDEX_URL)"
@@ -28,7 +33,9 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PY) -m pip install --quiet "setuptools>=64"
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .   # the attention-kit command (python -m autograder from any folder)
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
-	touch $(STAMP)
+	$(PYTHON) tools/venv_stamp.py write $(STAMP) $(VENV_INPUTS)
+
+FORCE:
 
 venv: $(STAMP) ## create .venv with the pinned dependencies
 
@@ -60,8 +67,8 @@ flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every 
 	ls assignments/*/assignment.toml | cut -d/ -f2 | xargs -P 2 -I{} $(PY) -m autograder seeds {} --count 20
 
 lint: $(STAMP) ## ruff
-	$(PY) -m ruff check autograder tests solutions assignments
-	$(PY) -m ruff format --check autograder tests
+	$(PY) -m ruff check autograder tests solutions assignments tools
+	$(PY) -m ruff format --check autograder tests tools
 
 bench: $(STAMP) ## measure grading time and memory; writes the table into README.md
 	$(PY) -m autograder bench --setup --write-readme
