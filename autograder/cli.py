@@ -135,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__,
         epilog="python -m autograder bench [--help] measures grading time and memory (its own options).",
     )
+    parser.add_argument(
+        "--kit-root",
+        metavar="CHECKOUT",
+        help="the kit checkout to work on (default: $KIT_ROOT, else the current folder's checkout, else the installed one)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("grade", help="grade one submission (file, folder or zip)")
@@ -299,6 +304,11 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from .checkout import switch_checkout
+
+    argv, status = switch_checkout(argv)  # the checkout this runs in, if another: its engine runs the command
+    if status is not None:
+        return status
     if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/bench.py)
         from .bench import main as bench_main
 
