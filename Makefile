@@ -9,7 +9,7 @@ VENV_INPUTS := requirements.txt requirements-dev.txt pyproject.toml
 VENV_STALE := $(shell $(PYTHON) tools/venv_stamp.py check $(STAMP) $(VENV_INPUTS) 2>&1)
 
 .DEFAULT_GOAL := help
-.PHONY: FORCE help venv release stubs test proofs determinism snapshot mutants flakes lint bench gradescope-image student-setup clean
+.PHONY: FORCE help venv release stubs test proofs determinism snapshot mutants caught-by flakes lint bench gradescope-image student-setup clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -62,6 +62,9 @@ snapshot: $(STAMP) ## write snapshots/<a>.json (every catalogue grading: points,
 
 mutants: $(STAMP) ## derive one-site mutants of each reference: mutation score per assignment; fails on an unrecorded survivor
 	$(PY) -m autograder mutants
+
+caught-by: $(STAMP) ## grade every catalogued mistake on every test (cached): each CAUGHT_BY that misses a test the mistake fails, and the list that matches (minutes)
+	$(PY) -m autograder caught-by
 
 flakes: $(STAMP) ## the reference passes every test under 20 input seeds, every suite (about 10 min; before changing tests)
 	ls assignments/*/assignment.toml | cut -d/ -f2 | xargs -P 2 -I{} $(PY) -m autograder seeds {} --count 20

@@ -72,11 +72,11 @@ def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
                         try:
                             declared[target.id] = ast.literal_eval(node.value)
                         except ValueError:
-                            raise ConfigError(f"{path}: {target.id} must be a literal") from None
+                            raise ConfigError(f"{kind} {path.stem} ({path}): {target.id} must be a literal") from None
         bug = declared.get("BUG")
         patch = [tuple(pair) for pair in declared.get("PATCH", [])]
         if any(len(pair) != 2 or not all(isinstance(p, str) for p in pair) for pair in patch):
-            raise ConfigError(f"{path}: PATCH must be a list of (old, new) pairs of strings")
+            raise ConfigError(f"{kind} {path.stem} ({path}): PATCH must be a list of (old, new) pairs of strings")
         entries.append(
             CatalogueEntry(
                 kind,
@@ -154,7 +154,7 @@ def combined_source(assignment: Assignment, entries: list[CatalogueEntry]) -> st
     source = assignment.solution.read_text()
     for entry in entries:
         if entry.patch:
-            source = apply_patch(source, entry.patch, f"mistake {entry.name} ({entry.path})")
+            source = apply_patch(source, entry.patch, f"{entry.kind} {entry.name} ({entry.path})")
     return source + "".join(f"\n\n# ---- {e.kind}: {e.name} ----\n" + e.code for e in entries)
 
 

@@ -10,6 +10,7 @@ writes into README.md.
 from __future__ import annotations
 
 from .catalogue import DO_NOTHING
+from .caught_by import where
 from .proofs import Evidence, Report, proof
 
 
@@ -118,7 +119,7 @@ def mistakes_caught(evidence: Evidence, report: Report) -> None:
         total_lost = round(sum(lost.values()), 2)
         report.check(
             total_lost > 0 and doc.get("_exit_code") == 0 and not missing and not unknown and bool(entry.caught_by),
-            f"mistake {entry.name} loses points in the tests that claim to catch it ({total_lost:g})"
+            f"mistake {entry.name} ({where(entry)}) loses points in the tests that claim to catch it ({total_lost:g})"
             + (f"; NOT caught by declared {missing}" if missing else "")
             + (f"; declares unknown tests {unknown}" if unknown else "")
             + ("; declares no CAUGHT_BY" if not entry.caught_by else ""),
@@ -128,17 +129,22 @@ def mistakes_caught(evidence: Evidence, report: Report) -> None:
 @proof("every catalogued mistake is named in the feedback of the submission that contains it")
 def mistakes_named(evidence: Evidence, report: Report) -> None:
     for entry in evidence.mistakes:
-        diagnosed = entry.name in _named(evidence.graded[f"mistake:{entry.name}"])
-        report.check(
-            diagnosed,
-            f"mistake {entry.name} is named in the feedback"
-            + (
-                ""
-                if diagnosed
-                else " (it is not: the check it fails needs a value to compare, `got=` on expect_true, and the test must draw its"
+        doc = evidence.graded[f"mistake:{entry.name}"]
+        diagnosed = entry.name in _named(doc)
+        passed = [k for k in entry.caught_by if k not in _lost_by_test(doc)]
+        if diagnosed:
+            why = ""
+        elif passed:  # the cause is the declaration, not the test: a declared test it passes rules it out
+            why = (
+                f" (it is not: its CAUGHT_BY names {passed}, which it passes, and the diagnosis rules out a mistake "
+                "whose declared tests pass; take them out of CAUGHT_BY, or see the [advice] line for the list that matches)"
+            )
+        else:
+            why = (
+                " (it is not: the check it fails needs a value to compare, `got=` on expect_true, and the test must draw its"
                 " inputs from `gen`/`seed` so that running it again on the mistake sees the same ones; see assignments/README.md)"
-            ),
-        )
+            )
+        report.check(diagnosed, f"mistake {entry.name} ({where(entry)}) is named in the feedback" + why)
 
 
 @proof("every hidden test catches at least one catalogued mistake (or `[uncaught]` in `assignment.toml` says why not)")

@@ -74,6 +74,12 @@ def _cmd_mutants(args: argparse.Namespace) -> int:
     return mutants_main(args.assignments or list_assignments())
 
 
+def _cmd_caught_by(args: argparse.Namespace) -> int:
+    from .caught_by import main as caught_by_main
+
+    return caught_by_main(args.assignments or list_assignments())
+
+
 def _cmd_points(args: argparse.Namespace) -> int:
     from .config import points_table
 
@@ -235,6 +241,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_mutants)
+
+    p = sub.add_parser(
+        "caught-by",
+        help="grade every catalogued mistake on every test (cached; the release then shows it): print each CAUGHT_BY "
+        "that misses tests the mistake fails or names tests it passes, with the CAUGHT_BY that matches (exit 1 if any)",
+    )
+    p.add_argument("assignments", nargs="*")
+    p.set_defaults(func=_cmd_caught_by)
 
     p = sub.add_parser(
         "points", help="print each test's points as assignment.toml resolves them ([points] and [functions.<f>] weights)"

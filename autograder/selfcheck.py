@@ -22,6 +22,7 @@ from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them regist
 from .catalogue import DO_NOTHING, CatalogueEntry, bugged_source, do_nothing_source, read_catalogue, submission_source  # noqa: F401
 from .catalogue_grading import DEFAULT_CACHE, UNSTABLE_LOADS, _fingerprint, catalogue_sources, grade_sources  # noqa: F401
 from .catalogue_proofs import mistake_table
+from .caught_by import advise
 from .config import Assignment
 from .proofs import PROOFS, Evidence, Proof, Report, proof, proofs_of, refusals_markdown  # noqa: F401 - the registry
 from .zip_proofs import Proven, check_gradescope_zip
@@ -54,6 +55,8 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     for registered in proofs_of("gradings"):
         registered.check(evidence, report)
     report.table = mistake_table(evidence)
+    # advice, never a refusal: a CAUGHT_BY that does not say what the mistake fails (caught_by.py)
+    advise(evidence, report, grade_sources, cache, fingerprint)
     report.lines.extend(zip_report.lines)
     report.problems.extend(zip_report.problems)
     return report
