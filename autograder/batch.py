@@ -39,27 +39,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from .class_stats import (  # noqa: F401 - MEAN_DEFINITION, student_scores: callers' names
-    MEAN_DEFINITION,
+from .class_stats import (
     annotate_regrade,
     class_mean,
     gradebook_entries,
     mark_superseded,
-    student_scores,
 )
 from .cohort import regrade_diff
 from .config import KIT_ROOT, Assignment, ConfigError, load_assignment
-from .export import (  # noqa: F401 - Submission: the callers' name
+from .export import (
     BatchError,
-    Submission,
     _contains_file,
     _parse_time,
     check_duplicates,
     find_submissions,
     make_private,
 )
-from .gradebook import safe_cell, short_column, write_gradebooks, write_regrade_diff  # noqa: F401 - safe_cell, short_column
-from .parallel import EVENT_PREFIX, parallel_grade, parse_event, progress_event  # noqa: F401 - grade-many's events
+from .gradebook import write_gradebooks, write_regrade_diff
+from .parallel import parallel_grade
 
 
 def resolve_deadline(assignment: Assignment, due: str | None, course_file: Path | None = None) -> tuple[datetime | None, str]:

@@ -29,7 +29,7 @@ import psutil
 
 from .catalogue import read_catalogue, submission_source
 from .config import KIT_ROOT, list_assignments, load_assignment
-from .release import build_zips
+from .zips import build_zips
 
 BUDGETS = {"grade_s": 30.0, "memory_mb": 600.0, "half_cpu_s": 120.0, "public_s": 10.0}
 BASELINE_FACTOR = 3.0  # grading through the zip may take at most this many times the one-process baseline

@@ -1,8 +1,7 @@
 """The catalogue of an assignment: classic mistakes, correct variants, and independent code.
 
-Each entry is one file in ``assignments/<a>/{mistakes,variants,corpus}/`` (a mistake may instead be
-a ``[mistakes.<id>]`` table of ``assignment.toml``: title, explanation, caught_by, patch). Its docstring's first
-line is the title, the rest the explanation a student sees; ``CAUGHT_BY`` lists the tests a
+Each entry is one file in ``assignments/<a>/{mistakes,variants,corpus}/`` (the one form: the scaffold
+writes its mistakes as files too). Its docstring's first line is the title, the rest the explanation a student sees; ``CAUGHT_BY`` lists the tests a
 mistake must lose points in. The code of an entry is the reference solution changed one of two
 ways (read here with ``ast``; nothing is run):
 
@@ -91,28 +90,7 @@ def read_catalogue(assignment: Assignment, kind: str) -> list[CatalogueEntry]:
                 path.read_text(),
             )
         )
-    tables = _table_entries(assignment, {e.name for e in entries}) if kind == "mistake" else []
-    return sorted(entries + tables, key=lambda e: e.name) if tables else entries
-
-
-def _table_entries(assignment: Assignment, taken: set[str]) -> list[CatalogueEntry]:
-    """The ``[mistakes.<id>]`` tables of ``assignment.toml`` (validated by config.py), as entries."""
-    where = assignment.root / "assignment.toml"
-    clash = sorted(taken & set(assignment.mistake_tables))
-    if clash:
-        raise ConfigError(f"{where}: mistakes {clash} are both files in mistakes/ and tables [mistakes.<id>]: keep one")
-    return [
-        CatalogueEntry(
-            "mistake",
-            name,
-            where,
-            table["title"].strip(),
-            unwrap(table["explanation"]),
-            list(table["caught_by"]),
-            patch=[(old, new) for old, new in table["patch"]],
-        )
-        for name, table in assignment.mistake_tables.items()
-    ]
+    return entries
 
 
 def _code(line: str) -> str:

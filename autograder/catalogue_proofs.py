@@ -169,8 +169,25 @@ def every_function_is_tested(evidence: Evidence, report: Report) -> None:
         not missing,
         "every function of the stub is named by a test"
         + (
-            f" (not: {missing}: write a test whose docstring starts with `<function>:`, or say in [untested_functions] "
-            "how it is graded)"
+            f' (not: {missing}: write a test that declares it, `@pytest.mark.grades("<function>")`, or say in '
+            "[untested_functions] how it is graded)"
+            if missing
+            else ""
+        ),
+    )
+
+
+@proof('every test declares the function it grades (`@pytest.mark.grades("<function>")`, or the file\'s `pytestmark`)')
+def every_test_declares_its_function(evidence: Evidence, report: Report) -> None:
+    from .functions import undeclared_tests
+
+    missing = undeclared_tests(evidence.assignment)
+    report.check(
+        not missing,
+        "every test declares the function it grades"
+        + (
+            f' (not: {missing}: add `@pytest.mark.grades("<function>")` above each, or '
+            '`pytestmark = pytest.mark.grades("<function>")` to a file whose tests all grade one function)'
             if missing
             else ""
         ),

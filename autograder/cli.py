@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from .config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 
@@ -24,10 +25,11 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     # SIGTERM exits through Python, so the grading's `finally` removes its reserve file and worker (grade.exit_on_terminate)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's (next line)
-        from .grade import format_table, grade_submission
+        from .grade import grade_submission
+        from .results import console_table
 
         grade = grade_submission(assignment, upload, results, diagnose=not args.no_diagnosis, zygote=zygote)
-    print(format_table(grade.document))
+    print(console_table(grade.record))
     print(f"\nresults written to {results}")
     if grade.config_errors:
         print("\nthe grader's configuration has errors:\n  " + "\n  ".join(grade.config_errors), file=sys.stderr)
@@ -147,7 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the kit checkout to work on (default: $KIT_ROOT, else the current folder's checkout, else the installed one)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    _grading_commands(sub)
+    _release_commands(sub)
+    _measure_commands(sub)
+    _authoring_commands(sub)
+    return parser
 
+
+def _grading_commands(sub: Any) -> None:
+    """The commands for grading one submission, a class, or on a platform."""
     p = sub.add_parser("grade", help="grade one submission (file, folder or zip)")
     p.add_argument("assignment")
     p.add_argument("submission")
@@ -185,6 +195,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_grade_all)
 
+    p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
+    p.add_argument("assignment")
+    p.add_argument("jobs_file")
+    p.set_defaults(func=_cmd_grade_many)
+
+    p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
+    p.set_defaults(func=_cmd_gradescope)
+
+    p = sub.add_parser("prairielearn", help="PrairieLearn entry point (used by the grading package's run_grader.sh)")
+    p.set_defaults(func=_cmd_prairielearn)
+
+
+def _release_commands(sub: Any) -> None:
+    """The commands for building, proving and measuring releases."""
     p = sub.add_parser("release", help="build and self-check dist/<assignment>/ zips")
     p.add_argument("assignments", nargs="*")
     p.add_argument("--out", default=str(KIT_ROOT / "dist"), help="where the zips go (default: the kit's dist/)")
@@ -207,17 +231,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_selfcheck)
 
-    p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
-    p.add_argument("assignment")
-    p.add_argument("jobs_file")
-    p.set_defaults(func=_cmd_grade_many)
-
     p = sub.add_parser("seeds", help="run the suites on the reference under many seeds (flake check)")
     p.add_argument("assignment")
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--first", type=int, default=1, help="the first seed (grading's own is 0)")
     p.set_defaults(func=_cmd_seeds)
 
+
+def _measure_commands(sub: Any) -> None:
+    """The commands that measure a release: determinism, snapshot, mutants, caught_by, points."""
     p = sub.add_parser(
         "determinism",
         help="grade the catalogue again under other CPU kernels, threads and hash seeds; compare with the release's own gradings",
@@ -250,12 +272,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_caught_by)
 
-    p = sub.add_parser(
-        "points", help="print each test's points as assignment.toml resolves them ([points] and [functions.<f>] weights)"
-    )
+    p = sub.add_parser("points", help="print each test's points as assignment.toml gives them ([points]), split over its cases")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(func=_cmd_points)
 
+
+def _authoring_commands(sub: Any) -> None:
+    """The commands for writing assignments."""
     p = sub.add_parser(
         "new",
         help="scaffold a new assignment that releases as it is (a toy function, its tests, ten catalogued mistakes, "
@@ -282,16 +305,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", help="the kit's root to edit (default: this kit)")
     p.set_defaults(func=_cmd_rename_test)
 
-    p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
-    p.set_defaults(func=_cmd_gradescope)
-
-    p = sub.add_parser("prairielearn", help="PrairieLearn entry point (used by the grading package's run_grader.sh)")
-    p.set_defaults(func=_cmd_prairielearn)
-    return parser
-
 
 def _cmd_stubs(args: argparse.Namespace) -> int:
-    from .release import write_student_template
+    from .student_folder import write_student_template
 
     for name in args.assignments or list_assignments():
         print(f"wrote {write_student_template(load_assignment(name))}")
@@ -301,8 +317,8 @@ def _cmd_stubs(args: argparse.Namespace) -> int:
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .release import build_zips
     from .selfcheck import self_check
+    from .zips import build_zips
 
     status = 0
     for name in args.assignments or list_assignments():

@@ -18,14 +18,9 @@ from pathlib import Path
 
 from .catalogue import read_catalogue
 from .config import Assignment, ConfigError
+from .export import duplicates_text
 from .flags import ATTENTION_FLAGS, submission_flags
-
-
-def function_of(test_name: str) -> str:
-    """The function or class a test grades (one parser for every consumer: ``scoring.function_of``)."""
-    from .scoring import function_of as parse
-
-    return parse(test_name)
+from .record import GradingRecord
 
 
 def mistake_title(assignment: Assignment, mistake_id: str) -> str:
@@ -113,10 +108,9 @@ def cohort_tests(documents: dict[str, dict]) -> list[TestInfo]:
     """Every test seen in any results document, in the order the grader ran them."""
     tests: dict[str, TestInfo] = {}
     for doc in documents.values():
-        for t in doc.get("tests") or []:
-            if t["name"] not in tests:
-                key = (t.get("extra_data") or {}).get("test", "")
-                tests[t["name"]] = TestInfo(t["name"], key, function_of(t["name"]), float(t.get("max_score", 0)))
+        for t in GradingRecord.from_results(doc).tests:
+            if t.name not in tests:
+                tests[t.name] = TestInfo(t.name, t.key, t.function, t.max_score)
     return list(tests.values())
 
 
@@ -126,14 +120,10 @@ def student_rows(subs: list, documents: dict[str, dict]) -> list[StudentRow]:
         doc = documents.get(sub.sid, {})
         lost: dict[str, float] = {}
         mistakes: list[str] = []
-        for t in doc.get("tests") or []:
-            missing = float(t.get("max_score", 0)) - float(t.get("score", 0))
-            if missing > 1e-9:
-                function = function_of(t["name"])
-                lost[function] = lost.get(function, 0.0) + missing
-            for m in (t.get("extra_data") or {}).get("mistakes") or []:
-                if m not in mistakes:
-                    mistakes.append(m)
+        for t in GradingRecord.from_results(doc).tests:
+            if t.max_score - t.score > 1e-9:
+                lost[t.function] = lost.get(t.function, 0.0) + t.max_score - t.score
+            mistakes += [m for m in t.diagnoses if m not in mistakes]
         flags = submission_flags(doc) if doc else [("grader-error", "no results file")]
         late = getattr(sub, "late", None)
         if late:
@@ -142,8 +132,8 @@ def student_rows(subs: list, documents: dict[str, dict]) -> list[StudentRow]:
         superseded_by = getattr(sub, "superseded_by", "") or ""
         if superseded_by:
             flags.append(("superseded", f"a later submission counts: {superseded_by}"))
-        elif any("also has submission" in n for n in notes):
-            flags.append(("duplicate", "; ".join(n for n in notes if "also has submission" in n)))
+        elif getattr(sub, "duplicates", None):
+            flags.append(("duplicate", duplicates_text(sub)))
         rows.append(
             StudentRow(
                 sid=sub.sid,

@@ -44,8 +44,6 @@ class Assignment:
     hidden_summary: str = "categories"
     # [uncaught]: hidden tests no catalogued mistake needs to fail -> why (read by the self-check)
     uncaught: dict[str, str] = field(default_factory=dict)
-    # [mistakes.<id>]: catalogued mistakes written here instead of as files (catalogue.py reads both)
-    mistake_tables: dict[str, dict] = field(default_factory=dict)
     # [mutants.equivalent]: derived mutants no test can kill -> why (read by ``make mutants``)
     equivalent: dict[str, str] = field(default_factory=dict)
     # [untested_functions]: functions of the stub no test names -> how they are graded (functions.py)
@@ -92,29 +90,12 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     _expect_known_keys(path, data)
-    data.setdefault("points", {})  # an assignment may state all its points per function ([functions.<f>])
     for key in ("title", "module"):
         if key not in data:
             raise ConfigError(f"{path}: missing required key {key!r}")
     module = data["module"]
-    points = {str(k): float(v) for k, v in data["points"].items()}
-    for function, table in data.get("functions", {}).items():  # points per function, shared by weight
-        for key, value in weighted_points(path, function, table).items():
-            if key in points:
-                raise ConfigError(f"{path}: {key} has points in [points] and in [functions.{function}]: keep one")
-            points[key] = value
-    for key, value in points.items():
-        if "::" not in key or not key.split("::")[0].startswith(("public/", "hidden/")):
-            raise ConfigError(f"{path}: points key {key!r} must look like 'hidden/test_file.py::test_name'")
-        if value <= 0:
-            raise ConfigError(f"{path}: test {key} has {value} points; every listed test must be worth > 0")
-    total = sum(points.values())
-    if abs(total - 100) > 1e-9:
-        raise ConfigError(f"{path}: points add up to {total:g}, not 100")
-    visibility = {str(k): str(v) for k, v in data.get("visibility", {}).items()}
-    for key, value in visibility.items():
-        if value not in VISIBILITIES:
-            raise ConfigError(f"{path}: visibility {value!r} for {key} is not one of {', '.join(VISIBILITIES)}")
+    points = _points(path, data)
+    visibility = _visibility(path, data)
     helpers = root / data["worker_helpers"] if "worker_helpers" in data else None
     hidden_summary = str(data.get("feedback", {}).get("hidden_summary", "categories"))
     if hidden_summary not in ("off", "points", "categories", "causes"):
@@ -123,7 +104,6 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
     for key in uncaught:
         if key not in points:
             raise ConfigError(f"{path}: [uncaught] names {key}, which is not a test in [points]")
-    mistake_tables = _mistake_tables(path, data.get("mistakes", {}), points)
     equivalent = {str(k): str(v) for k, v in data.get("mutants", {}).get("equivalent", {}).items()}
     solution = kit_root / "solutions" / name / f"{module}.py"
     return Assignment(
@@ -140,7 +120,6 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         run_timeout=float(data.get("run_timeout", 420)),
         hidden_summary=hidden_summary,
         uncaught=uncaught,
-        mistake_tables=mistake_tables,
         equivalent=equivalent,
         untested={str(k): str(v) for k, v in data.get("untested_functions", {}).items()},
     )
@@ -155,13 +134,42 @@ SCHEMA: dict[str, dict | None] = {
     "run_timeout": {},
     "worker_helpers": {},
     "points": None,
-    "functions": None,
     "visibility": None,
     "uncaught": None,
-    "mistakes": None,
     "untested_functions": None,
     "feedback": {"hidden_summary": {}},
     "mutants": {"equivalent": None},
+}
+
+
+def _points(path: Path, data: dict) -> dict[str, float]:
+    """[points], the one form: a value per test key, each > 0, adding up to 100."""
+    points = {str(k): float(v) for k, v in data.get("points", {}).items()}
+    for key, value in points.items():
+        if "::" not in key or not key.split("::")[0].startswith(("public/", "hidden/")):
+            raise ConfigError(f"{path}: points key {key!r} must look like 'hidden/test_file.py::test_name'")
+        if value <= 0:
+            raise ConfigError(f"{path}: test {key} has {value} points; every listed test must be worth > 0")
+    total = sum(points.values())
+    if abs(total - 100) > 1e-9:
+        raise ConfigError(f"{path}: points add up to {total:g}, not 100")
+    return points
+
+
+def _visibility(path: Path, data: dict) -> dict[str, str]:
+    visibility = {str(k): str(v) for k, v in data.get("visibility", {}).items()}
+    for key, value in visibility.items():
+        if value not in VISIBILITIES:
+            raise ConfigError(f"{path}: visibility {value!r} for {key} is not one of {', '.join(VISIBILITIES)}")
+    return visibility
+
+
+# Keys of earlier kits, each with what replaced it (one form for each thing an assignment declares).
+FORMER_KEYS = {
+    "mistakes": "write each catalogued mistake as a file, mistakes/<id>.py (its docstring the title and explanation, "
+    "CAUGHT_BY and PATCH), as the shipped assignments do",
+    "functions": "give each test its points in [points] (a parametrized test's cases share them); a test declares "
+    "its function with @pytest.mark.grades",
 }
 
 
@@ -170,6 +178,8 @@ def _expect_known_keys(path: Path, data: dict, schema: dict = SCHEMA, where: str
     import difflib
 
     for key, value in data.items():
+        if key in FORMER_KEYS and not where:
+            raise ConfigError(f"{path}: [{key}] is no longer read: {FORMER_KEYS[key]}")
         if key not in schema:
             near = difflib.get_close_matches(key, list(schema), n=1, cutoff=0.6)
             hint = f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(sorted(schema))}"
@@ -177,69 +187,6 @@ def _expect_known_keys(path: Path, data: dict, schema: dict = SCHEMA, where: str
         inner = schema[key]
         if inner and isinstance(value, dict):
             _expect_known_keys(path, value, inner, f"{where}{key}.")
-
-
-MISTAKE_KEYS = {"title": str, "explanation": str, "caught_by": list, "patch": list}
-
-
-def _mistake_tables(path: Path, tables: dict, points: dict[str, float]) -> dict[str, dict]:
-    """``[mistakes.<id>]`` tables, checked: a title, an explanation, the tests that catch it
-    (``caught_by``) and the line edits of the reference (``patch = [[old, new], ...]``)."""
-    if not isinstance(tables, dict):
-        raise ConfigError(f"{path}: [mistakes] must hold one table per mistake, [mistakes.<id>]")
-    checked = {}
-    for mistake, table in tables.items():
-        where = f"{path}: [mistakes.{mistake}]"
-        if not mistake.isidentifier() or not isinstance(table, dict):
-            raise ConfigError(f"{where}: a mistake's id is a Python identifier and its entry a table")
-        unknown = sorted(set(table) - set(MISTAKE_KEYS))
-        missing = sorted(k for k in MISTAKE_KEYS if k not in table)
-        if unknown or missing:
-            raise ConfigError(
-                f"{where}: "
-                + (f"unknown keys {unknown}; " if unknown else "")
-                + (f"missing {missing}; " if missing else "")
-                + "a mistake has title, explanation, caught_by and patch"
-            )
-        for key, kind in MISTAKE_KEYS.items():
-            if not isinstance(table[key], kind):
-                raise ConfigError(f"{where}: {key} must be a {kind.__name__}")
-        patch = table["patch"]
-        if not patch or any(not isinstance(p, list) or len(p) != 2 or not all(isinstance(x, str) for x in p) for p in patch):
-            raise ConfigError(
-                f"{where}: patch must be a list of [old, new] pairs of strings (lines of the reference and what replaces them)"
-            )
-        unknown_tests = [t for t in table["caught_by"] if t not in points]
-        if not table["caught_by"] or unknown_tests:
-            raise ConfigError(
-                f"{where}: caught_by must name tests of [points]" + (f" (not tests: {unknown_tests})" if unknown_tests else "")
-            )
-        checked[mistake] = table
-    return checked
-
-
-def weighted_points(path: Path, function: str, table: dict) -> dict[str, float]:
-    """``[functions.<f>]``'s ``points``, shared by its tests in proportion to their ``weights``, in exact
-    quarters (the largest remainders get the leftover quarters, in the order written): no column of
-    numbers to re-add when a test is added or removed."""
-    if not isinstance(table, dict) or "points" not in table or not isinstance(table.get("weights"), dict):
-        raise ConfigError(
-            f'{path}: [functions.{function}] needs `points = N` and `weights = {{ "hidden/test_x.py::test_y" = 2, ... }}`'
-        )
-    total = float(table["points"])
-    weights = {str(k): float(v) for k, v in table["weights"].items()}
-    if not weights or any(w <= 0 for w in weights.values()) or total <= 0:
-        raise ConfigError(f"{path}: [functions.{function}]: points and every weight must be > 0")
-    unit = 4 if abs(total * 4 - round(total * 4)) < 1e-9 else 100  # quarters, else hundredths
-    parts = round(total * unit)
-    exact = {k: parts * w / sum(weights.values()) for k, w in weights.items()}
-    share = {k: int(v) for k, v in exact.items()}
-    leftover = parts - sum(share.values())
-    for key in sorted(exact, key=lambda k: -(exact[k] - share[k]))[:leftover]:  # sorted() is stable: written order
-        share[key] += 1
-    if any(v == 0 for v in share.values()):
-        raise ConfigError(f"{path}: [functions.{function}]: {total:g} points are too few for these weights (a test would get 0)")
-    return {k: v / unit for k, v in share.items()}
 
 
 def points_table(assignment: Assignment) -> str:

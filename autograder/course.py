@@ -212,21 +212,7 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
         for dep in builds_on:
             if dep not in earlier:
                 raise ConfigError(f"{where}: builds_on {dep!r}, which is not an earlier assignment in the course")
-        ships = []
-        for ship in raw.get("ships", []):
-            source, names = ship.get("from"), tuple(ship.get("names", ()))
-            not_before = _date(ship.get("not_before"), where)
-            if source not in earlier:
-                raise ConfigError(f"{where}: ships from {source!r}, which is not an earlier assignment in the course")
-            if not names or not_before is None:
-                raise ConfigError(f"{where}: a [[assignment.ships]] needs names and a not_before date")
-            source_due = earlier[source].due
-            if source_due is None or not_before < source_due:
-                raise ConfigError(
-                    f"{where}: ships {source}'s reference from {not_before}, before {source}'s deadline "
-                    f"({source_due or 'not set'}): that would hand out an answer before it is due"
-                )
-            ships.append(Shipment(source, names, not_before))
+        ships = _shipments(raw, earlier, where)
         entries.append(
             CourseEntry(
                 name=name,
@@ -247,6 +233,26 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
             print(f"warning: {path.name} does not list assignment {name!r}; it is released last, undated", file=sys.stderr)
             entries.append(CourseEntry(name, timezone=zone))
     return Course(str(data.get("title", "Course")), tuple(entries), path, platforms)
+
+
+def _shipments(raw: dict, earlier: dict, where: str) -> list[Shipment]:
+    """An assignment's [[assignment.ships]]: earlier references it ships, each only after that one's deadline."""
+    ships = []
+    for ship in raw.get("ships", []):
+        source, names = ship.get("from"), tuple(ship.get("names", ()))
+        not_before = _date(ship.get("not_before"), where)
+        if source not in earlier:
+            raise ConfigError(f"{where}: ships from {source!r}, which is not an earlier assignment in the course")
+        if not names or not_before is None:
+            raise ConfigError(f"{where}: a [[assignment.ships]] needs names and a not_before date")
+        source_due = earlier[source].due
+        if source_due is None or not_before < source_due:
+            raise ConfigError(
+                f"{where}: ships {source}'s reference from {not_before}, before {source}'s deadline "
+                f"({source_due or 'not set'}): that would hand out an answer before it is due"
+            )
+        ships.append(Shipment(source, names, not_before))
+    return ships
 
 
 def read_table(name: str, keys: tuple[str, ...] | None = None, kit_root: Path = KIT_ROOT, path: Path | None = None) -> dict:

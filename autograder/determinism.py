@@ -23,8 +23,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from .catalogue_grading import DEFAULT_CACHE, catalogue_sources, grade_sources
 from .config import Assignment, load_assignment
-from .selfcheck import DEFAULT_CACHE, catalogue_sources, grade_sources
 
 SETTINGS: dict[str, dict[str, str]] = {
     "pinned": {"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "PYTHONHASHSEED": "1"},

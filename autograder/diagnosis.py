@@ -4,7 +4,7 @@ When a check fails, the grader repeats what produced the checked value, on the
 grader side and on the same inputs, through each catalogued wrong solution (the
 reference with the mistake's edits, trusted code): the call the seam recorded as
 producing it (``Feedback.call``), or else the failed test itself, run again with
-``student`` bound to the mistake and looked at the same check (``test_replay.py``). If what the student's code did matches
+``student`` bound to the mistake and looked at the same check (``replay.py``). If what the student's code did matches
 what a mistake does, and the reference does otherwise, that mistake is a candidate;
 it is named, with the lecture's reason, only when it is consistent with everything
 the submission did across all its tests (:meth:`Diagnoser.consistent`, applied by
@@ -48,9 +48,11 @@ import torch
 
 from .banned import scan_source
 from .catalogue import CatalogueEntry, changed_names, combined_source, read_catalogue, submission_source
-from .checks import _RECORDING, RETURNED, Outcome, to_tensor
+from .checks import RETURNED, Outcome, to_tensor
 from .config import Assignment, ConfigError
-from .test_replay import PASSED, TestReplay, load_helpers
+from .per_test import current, restore
+from .record import NamedMistake
+from .replay import PASSED, TestReplay, load_helpers
 from .worker import guards
 
 MATCH_ATOL = 1e-5
@@ -72,7 +74,6 @@ log = logging.getLogger("autograder.diagnosis")
 # A failure replayed by running its test again: a wrong value, or the student's code raising. Not a
 # function left unwritten, a timeout or a crash, which no catalogued mistake does.
 TEST_REPLAY_KINDS = ("wrong", "raised")
-NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
 
 
 CONTRADICTIONS_KEPT = 3  # per mistake: the failures that ruled it out, looked at again with the others (reconsider)
@@ -135,13 +136,13 @@ class Budget:
     def run(self, replay: Callable[[], Any], modules: tuple[str, ...] = ()) -> Any:
         """``replay()`` within what is left, counted; raises OutOfBudget when nothing is left (it does not
         start), OutOfTime when it ran past its limit (it was stopped). The grader's state a replay sets
-        and undoes (grad mode, the provenance registries, the ``sys.modules`` entries ``modules``) is put
+        and undoes (grad mode, the test context, the ``sys.modules`` entries ``modules``) is put
         back as it was before, whatever it did: a replay stopped mid-way may have undone none of it."""
         cpu, wall = self.limits()
         if min(cpu, wall) < LEAST_SECONDS:
             raise OutOfBudget()
         cpu_started, wall_started = time.process_time(), time.monotonic()
-        grad, registries, entries = torch.is_grad_enabled(), len(_RECORDING), {m: sys.modules.get(m) for m in modules}
+        grad, context, entries = torch.is_grad_enabled(), current(), {m: sys.modules.get(m) for m in modules}
         try:
             with _alarm(cpu, wall):
                 return replay()
@@ -149,7 +150,7 @@ class Budget:
             self.spent_cpu += time.process_time() - cpu_started
             self.spent_wall += time.monotonic() - wall_started
             torch.set_grad_enabled(grad)  # e.g. stopped inside an optimiser's step, which turns it off and on
-            del _RECORDING[registries:]
+            restore(context)  # the test context a replay stopped mid-way opened is closed
             for name, module in entries.items():
                 if module is None:
                     sys.modules.pop(name, None)
@@ -334,7 +335,7 @@ class Diagnoser:
             if a.kind == b.kind == "raised":
                 return a.detail[:120] == b.detail[:120]  # the worker's message is capped; shapes in it are the same
             if a.kind == b.kind == "banned":  # the worker's static scan may name more of the same calls
-                return bool(set(a.detail.split(", ")) & set(b.detail.split(", ")))
+                return bool(set(a.names) & set(b.names))
             return a == b
         if isinstance(a, str) or isinstance(b, str) or _words(a) or _words(b):  # words (nearest, analogy)
             both_text = isinstance(a, str) and isinstance(b, str)
@@ -376,10 +377,10 @@ class Diagnoser:
             return False
         return True
 
-    def _banned_without_call(self, got: Outcome) -> tuple[list[str], str]:
+    def _banned_without_call(self, got: Outcome) -> tuple[list[str], bool]:
         """A banned name found before any replayable call (the seam's static scan at construction):
         the mistakes whose source uses one of the same banned names, by the same scan."""
-        names = set(got.detail.split(", "))
+        names = set(got.names)
         matches = []
         for entry in self.entries:
             key = entry.name
@@ -388,7 +389,7 @@ class Diagnoser:
             if names & {n for uses in self._scans[key].values() for n in uses}:
                 matches.append(entry.name)
                 self.matched.add(entry.name)
-        return matches, self.explain(matches)
+        return matches, True
 
     def consistent(self, names: list[str], passed: set[str]) -> list[str]:
         """The names among ``names`` that explain everything the submission did across all its tests.
@@ -473,15 +474,6 @@ class Diagnoser:
                 continue
         return tuple(kept)
 
-    def resembles(self, names: list[str]) -> str:
-        """A test whose values a mistake reproduces, where that mistake is ruled out by the rest of the submission."""
-        entry = self._by_name[names[0]]
-        return (
-            f"(Your result here is what the classic mistake \u201c{entry.title.rstrip('.')}\u201d gives, but that mistake "
-            "does not explain the rest of your results: other tests it fails pass, or it gives other wrong values "
-            "elsewhere. Something else in your code differs; the details above say where.)"
-        )
-
     def again(self, exc: BaseException, test_key: str, item: Any, named: list[str]) -> list[str]:
         """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
         the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
@@ -516,29 +508,30 @@ class Diagnoser:
             log.info("second look at %s failed", test_key, exc_info=True)
         return []
 
-    def explain(self, names: list[str]) -> str:
-        """The feedback for the named mistakes (at most two), or the plain no-match sentence."""
-        if not names:
-            return NO_MATCH
-        entries = [self._by_name[n] for n in names[:2]]
-        return "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries)
+    def describe(self, names: list[str]) -> dict[str, NamedMistake]:
+        """What the renderers say of each mistake in ``names`` (record.NamedMistake): title, explanation, changes."""
+        return {
+            n: NamedMistake(self._by_name[n].title, self._by_name[n].explanation, sorted(self._changed(self._by_name[n])))
+            for n in dict.fromkeys(names)
+            if n in self._by_name
+        }
 
-    def __call__(self, exc: BaseException, test_key: str = "", item: Any = None) -> tuple[list[str], str]:
-        """(ids of matching mistakes, text for the student); ([], "") when there is nothing to diagnose, or
-        when the replays' budget does not allow it (the module's docstring).
+    def __call__(self, exc: BaseException, test_key: str = "", item: Any = None) -> tuple[list[str], bool]:
+        """(ids of matching mistakes, whether the catalogue was compared at all); ([], False) when there is
+        nothing to diagnose, or when the replays' budget does not allow it (the module's docstring).
 
         ``item`` is the failed pytest item: a failure no recorded call explains is replayed by running
-        that test again on each mistake (``test_replay.py``)."""
+        that test again on each mistake (``replay.py``)."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
         if getattr(exc, "kind", None) == "not-implemented":  # a function not written yet is no mistake
-            return [], ""
+            return [], False
         if call is None and isinstance(got, Outcome) and got.kind == "banned" and self.entries:
             return self._banned_without_call(got)
         if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
             call = TestReplay.of(item, exc, self.assignment.module)
         if not (isinstance(call, (dict, TestReplay)) or callable(call)) or got is None or not self.entries:
-            return [], ""
+            return [], False
         if isinstance(call, TestReplay):
             # A whole test run per mistake: only the mistakes declared to fail this test (a mistake that does not
             # fail it passes it again and can neither match nor be ruled out here); the reference passes every
@@ -547,11 +540,11 @@ class Diagnoser:
         else:
             candidates, cost = self.entries, 1  # the reference too
         if not candidates or min(self.budget.limits()) < LEAST_SECONDS:
-            return [], ""
+            return [], False
         kind = "call" if isinstance(call, dict) else "replay"
         cost += len(candidates)
         if self.replays[kind] + cost > REPLAYS_PER_SUBMISSION[kind]:
-            return [], ""
+            return [], False
         self.replays[kind] += cost  # counted before running
         try:
             return self._diagnose(call, got, test_key, candidates)
@@ -563,14 +556,14 @@ class Diagnoser:
                 self.budget.spent_cpu,
                 self.budget.spent_wall,
             )
-            return [], ""
+            return [], False
 
-    def _diagnose(self, call: Any, got: Any, test_key: str, candidates: list[CatalogueEntry]) -> tuple[list[str], str]:
+    def _diagnose(self, call: Any, got: Any, test_key: str, candidates: list[CatalogueEntry]) -> tuple[list[str], bool]:
         target = (call.get("fn") or call.get("cls")) if isinstance(call, dict) else None
         try:
             expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
         except Exception:  # noqa: BLE001 - the call cannot be replayed: say nothing
-            return [], ""
+            return [], False
         # Mistakes declared to fail this test first, then those that redefine the graded
         # function, then the rest (a wrong softmax also makes attention wrong).
         ordered = sorted(candidates, key=lambda e: (test_key not in e.caught_by, target not in self._changed(e)))
@@ -600,4 +593,4 @@ class Diagnoser:
             # reproduces top_p_excludes_crossing on every failing input but one sum that rounds past 1.0). It is
             # named where it reproduces the student's outputs exactly, and ruled out only by a contradiction: a
             # wrong value of its own that the student's code did not produce.
-        return [e.name for e in matches], self.explain([e.name for e in matches])
+        return [e.name for e in matches], True

@@ -30,6 +30,8 @@ class Submission:
     email: str = ""
     created_at: str = ""
     notes: list[str] = field(default_factory=list)
+    # the same student's other submissions: {the id or email they share: [those submissions' ids]}
+    duplicates: dict[str, list[str]] = field(default_factory=dict)
     superseded_by: str = ""  # the same student(s)' later submission, which is the one that counts
     submitters: list[dict] = field(default_factory=list)  # [{"name", "sid", "email"}], several for a group
     late: bool | None = None  # None: no due date given, or no submission time
@@ -148,7 +150,7 @@ def check_duplicates(subs: list[Submission]) -> list[str]:
         if len(set(sids)) > 1:
             for s in subs:
                 if s.sid in sids:
-                    s.notes.append(f"{ident} also has submission(s) {', '.join(x for x in sids if x != s.sid)}")
+                    s.duplicates[ident] = [x for x in sids if x != s.sid]
             warnings.append(f"{ident} appears in {len(set(sids))} submissions: {', '.join(sorted(set(sids)))}")
     return warnings
 
@@ -178,3 +180,8 @@ def _parse_time(text: str) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def duplicates_text(sub: Submission) -> str:
+    """The submission's duplicates in words ("a@x.edu also has submission(s) 12, 14"), "" without any."""
+    return "; ".join(f"{ident} also has submission(s) {', '.join(sids)}" for ident, sids in sub.duplicates.items())

@@ -23,6 +23,7 @@ import pytest
 from . import numerics
 from .banned import scan_source
 from .config import Assignment
+from .record import GradingRecord
 from .results import failure_document, results_document, write_results
 from .sandbox import isolation_summary
 from .scoring import ScoringPlugin
@@ -40,8 +41,9 @@ PLACEHOLDER = (
 
 @dataclass
 class Grade:
-    document: dict
+    document: dict  # Gradescope's rendering of the record (results.json)
     config_errors: list[str]
+    record: GradingRecord  # what the grading found, as data: every text is rendered from it
 
     @property
     def score(self) -> float:
@@ -97,7 +99,7 @@ def grade_submission(
     catalogued mistake against the tests that claim to catch it, not the whole suite.
     ``exitfirst`` stops at the first failing test (``make mutants``: a mutant is killed or it is not).
     """
-    started = time.monotonic()
+    grading = Grading(assignment, run_wall, zygote)
     reserve = None
     if results_path is not None:
         write_results(results_path, failure_document(PLACEHOLDER, kind="unfinished"))
@@ -105,98 +107,130 @@ def grade_submission(
     import torch
 
     torch.set_num_threads(numerics.torch_threads())  # 1: Gradescope gives half a CPU, and sums split alike everywhere
-    workdir = Path(tempfile.mkdtemp(prefix="kit-grade-"))
-    student = None
     try:
         try:
-            # One budget for the whole submission: unpacking gets at most a tenth of the run.
-            budget = UnpackBudget(deadline=started + min(30.0, assignment.run_timeout / 10))
-            found, note = find_submission_file(Path(upload), assignment.submit_file, workdir, budget)
-            normalised = workdir / assignment.submit_file
-            normalise_source(found, normalised)
+            normalised, note = grading.unpack(Path(upload))
         except SubmissionProblem as exc:
-            extra = {"links": budget.links} if budget.links else None
-            document = failure_document(f"Score 0: {exc}", time.monotonic() - started, extra, kind="ungradable")
-            return _finish(results_path, document, [], reserve)
-
-        static_banned = scan_source(normalised.read_text(encoding="utf-8"), assignment.banned)
-        student = RemoteStudent(
-            assignment.module,
-            normalised,
-            assignment.helpers,
-            list(assignment.banned),
-            zygote=zygote,
-            static_banned=static_banned,
-            deadlines=Deadlines(run=started + assignment.run_timeout * run_wall),  # the import counts against the run too
-        )
-        messages = [note] if note else []
-        load_error = student.load()
-        log.info(isolation_summary(student.worker.user if student.worker is not None else None))
-        log.info(numerics.describe())
-        # (the import error goes into the score line itself below: the first thing the student reads)
-        from .diagnosis import Diagnoser  # imported here: it loads the mistake catalogue lazily
-
-        plugin = ScoringPlugin(
-            assignment,
-            student,
-            run_deadline=started + assignment.run_timeout * run_wall,
-            # the replays' own budget stops them short of the run's deadline (diagnosis.Budget)
-            diagnoser=Diagnoser(assignment, run_deadline=started + assignment.run_timeout * run_wall)
-            if diagnose and not load_error
-            else None,
-            only=only,
-        )
-        sys.path.insert(0, str(assignment.tests_dir))
-        try:
-            forget_test_modules(assignment)
-            pytest.main(pytest_args(assignment) + (["-x"] if exitfirst else []), plugins=[plugin])
-        finally:
-            sys.path.remove(str(assignment.tests_dir))
-        stopped = sorted(student.stopped)  # what hung, crashed, ran out of memory or broke the channel
-        load_kind = student.load_kind
-        student.close()
-        student = None
-        tests = list(plugin.results.values())
-        if plugin.config_errors:
-            for error in plugin.config_errors:
-                log.error("configuration error: %s", error)
-            messages.append("The autograder is misconfigured; course staff have been notified by the grader's log.")
-        lost = [t for t in tests if t.score < t.max_score]
-        summary = f"{sum(t.score for t in tests):.2f} / {sum(t.max_score for t in tests):.0f} points."
-        if not lost and tests:
-            summary += " Every test passed."
-        if load_error:
-            summary += " No test could run: " + load_error.replace("\n\n", "\n")
-        messages.insert(0, summary)
-        extra = {"config_errors": plugin.config_errors} if plugin.config_errors else {}
-        if stopped:  # the self-check never caches such a result: a loaded machine can cause it
-            extra["stopped"] = stopped
-        extra["kind"] = "grader-error" if plugin.config_errors else "import-error" if load_error else "graded"
-        if budget.links:
-            extra["links"] = budget.links  # symbolic links in the upload (skipped, never followed)
-        if load_error:
-            extra["load"] = load_kind or "import-error"  # what happened while importing (checks.KINDS)
-        document = results_document(tests, "\n\n".join(messages), time.monotonic() - started, extra, assignment=assignment)
-        return _finish(results_path, document, plugin.config_errors, reserve)
+            return _finish(results_path, grading.ungradable(f"Score 0: {exc}"), reserve)
+        load_error = grading.start_student(normalised)
+        plugin = grading.run_tests(diagnose and not load_error, only, exitfirst)
+        return _finish(results_path, grading.record(plugin, load_error, note), reserve)
     except Exception as exc:  # noqa: BLE001 - a grader bug must still leave a valid result
         import traceback
 
         traceback.print_exc()
-        if student is not None:  # every student process is gone before the results are written
-            student.close()
-            student = None
-        document = failure_document(
-            f"Score 0: the grader hit an internal error ({type(exc).__name__}). Course staff can see the details in the log.",
-            time.monotonic() - started,
-            kind="grader-error",
-        )
-        return _finish(results_path, document, [f"internal error: {exc}"], reserve)
+        grading.close()  # every student process is gone before the results are written
+        return _finish(results_path, grading.internal_error(exc), reserve)
     finally:
-        if student is not None:
-            student.close()
-        shutil.rmtree(workdir, ignore_errors=True)
+        grading.close()
         if reserve is not None:
             reserve.unlink(missing_ok=True)
+
+
+class Grading:
+    """The one owner of a grading's state: its clock, its folder, the student's worker, the diagnoser.
+
+    Each step is a method, in order: :meth:`unpack`, :meth:`start_student`, :meth:`run_tests`, then
+    :meth:`record` (or :meth:`ungradable`, :meth:`internal_error`); :meth:`close` ends every student
+    process and removes the folder, and may be called any number of times.
+    """
+
+    def __init__(self, assignment: Assignment, run_wall: float = 1.0, zygote: Any = None) -> None:
+        self.assignment = assignment
+        self.started = time.monotonic()
+        self.deadline = self.started + assignment.run_timeout * run_wall  # the whole run, the import included
+        self.zygote = zygote
+        self.workdir = Path(tempfile.mkdtemp(prefix="kit-grade-"))
+        # One budget for the whole submission: unpacking gets at most a tenth of the run.
+        self.budget = UnpackBudget(deadline=self.started + min(30.0, assignment.run_timeout / 10))
+        self.student: RemoteStudent | None = None
+        self.diagnoser: Any = None
+        self.stopped: list[str] = []
+        self.load_kind = ""
+
+    def unpack(self, upload: Path) -> tuple[Path, str]:
+        """The student's file, found in the upload and normalised into the grading's folder, and a note."""
+        found, note = find_submission_file(upload, self.assignment.submit_file, self.workdir, self.budget)
+        normalised = self.workdir / self.assignment.submit_file
+        normalise_source(found, normalised)
+        return normalised, note
+
+    def start_student(self, normalised: Path) -> str:
+        """Start the worker and import the student's file in it; the import's error, "" when it loaded."""
+        assignment = self.assignment
+        self.student = RemoteStudent(
+            assignment.module,
+            normalised,
+            assignment.helpers,
+            list(assignment.banned),
+            zygote=self.zygote,
+            static_banned=scan_source(normalised.read_text(encoding="utf-8"), assignment.banned),
+            deadlines=Deadlines(run=self.deadline),
+        )
+        load_error = self.student.load()
+        log.info(isolation_summary(self.student.worker.user if self.student.worker is not None else None))
+        log.info(numerics.describe())
+        from .diagnosis import Diagnoser  # imported here: it loads the mistake catalogue lazily
+
+        # the replays' own budget stops them short of the run's deadline (diagnosis.Budget)
+        self.diagnoser = Diagnoser(assignment, run_deadline=self.deadline)
+        return load_error or ""
+
+    def run_tests(self, diagnose: bool, only: list[str] | None, exitfirst: bool) -> ScoringPlugin:
+        """Run the suites against the student (the scoring plugin keeps each test's record), then stop the worker."""
+        assert self.student is not None
+        plugin = ScoringPlugin(
+            self.assignment, self.student, self.deadline, diagnoser=self.diagnoser if diagnose else None, only=only
+        )
+        tests_dir = str(self.assignment.tests_dir)
+        sys.path.insert(0, tests_dir)
+        try:
+            forget_test_modules(self.assignment)
+            pytest.main(pytest_args(self.assignment) + (["-x"] if exitfirst else []), plugins=[plugin])
+        finally:
+            sys.path.remove(tests_dir)
+        self.stopped = sorted(self.student.stopped)  # what hung, crashed, ran out of memory or broke the channel
+        self.load_kind = self.student.load_kind or ""
+        self.close()
+        return plugin
+
+    def record(self, plugin: ScoringPlugin, load_error: str, note: str) -> GradingRecord:
+        tests = list(plugin.results.values())
+        for error in plugin.config_errors:
+            log.error("configuration error: %s", error)
+        return GradingRecord(
+            kind="grader-error" if plugin.config_errors else "import-error" if load_error else "graded",
+            tests=tests,
+            load_error=load_error,
+            load=(self.load_kind or "import-error") if load_error else "",  # what happened while importing (checks.KINDS)
+            notes=[note] if note else [],
+            config_errors=plugin.config_errors,
+            stopped=self.stopped,  # the self-check never caches such a result: a loaded machine can cause it
+            links=self.budget.links,  # symbolic links in the upload (skipped, never followed)
+            named=self.diagnoser.describe([m for t in tests for m in t.mistakes]),
+            execution_time=time.monotonic() - self.started,
+            hidden_summary=self.assignment.hidden_summary,
+            total_points=self.assignment.total_points,
+        )
+
+    def ungradable(self, problem: str) -> GradingRecord:
+        return GradingRecord(
+            kind="ungradable", problem=problem, links=self.budget.links, execution_time=time.monotonic() - self.started
+        )
+
+    def internal_error(self, exc: BaseException) -> GradingRecord:
+        return GradingRecord(
+            kind="grader-error",
+            problem=f"Score 0: the grader hit an internal error ({type(exc).__name__}). Course staff can see the details in the log.",
+            config_errors=[f"internal error: {exc}"],
+            execution_time=time.monotonic() - self.started,
+        )
+
+    def close(self) -> None:
+        if self.student is not None:
+            self.student.close()
+            self.student = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 def forget_test_modules(assignment: Assignment) -> None:
@@ -232,28 +266,14 @@ def _reserve_space(folder: Path) -> Path | None:
         return None
 
 
-def _finish(results_path: Path | None, document: dict, config_errors: list[str], reserve: Path | None = None) -> Grade:
+def _finish(results_path: Path | None, record: GradingRecord, reserve: Path | None = None) -> Grade:
+    """Render the record as Gradescope's results.json and write it (the reserve released just before)."""
+    document = results_document(record)
     if reserve is not None:
         reserve.unlink(missing_ok=True)
     if results_path is not None:
         write_results(results_path, document)
-    return Grade(document, config_errors)
-
-
-def format_table(document: dict[str, Any]) -> str:
-    """A plain-text table of the results, for the terminal."""
-    rows = [(t["name"], f"{t['score']:g}/{t['max_score']:g}", t["status"]) for t in document["tests"]]
-    width = max([len(r[0]) for r in rows] + [4])
-    width = min(width, 90)
-    lines = [f"{'test':<{width}}  {'points':>9}  status", "-" * (width + 19)]
-    for name, pts, status in rows:
-        lines.append(f"{name[:width]:<{width}}  {pts:>9}  {status}")
-    lines.append("-" * (width + 19))
-    lines.append(f"{'total':<{width}}  {document['score']:>9g}")
-    if document.get("output"):
-        lines.append("")
-        lines.append(document["output"])
-    return "\n".join(lines)
+    return Grade(document, record.config_errors, record)
 
 
 # grade-all and the self-check grade several submissions at once on one machine, where a grading's
@@ -268,7 +288,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     Saves the grader's and the worker's start-up (importing torch) for every
     submission after the first; each submission still gets a fresh worker.
     """
-    from .batch import progress_event  # the line grade-all counts: a structured event, never the human text
+    from .parallel import progress_event
     from .sandbox import Zygote
 
     exit_on_terminate()
@@ -308,7 +328,7 @@ def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict
             plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"), seed_base=seed)
             forget_test_modules(assignment)
             pytest.main(pytest_args(assignment), plugins=[plugin])
-            bad = [f"{r.name}: {r.output[:200]}" for r in plugin.results.values() if r.status != "passed"]
+            bad = [f"{r.name}: {r.message[:200]}" for r in plugin.results.values() if r.status != "passed"]
             failures[seed] = bad + plugin.config_errors
     finally:
         sys.path.remove(str(assignment.tests_dir))

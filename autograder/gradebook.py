@@ -16,10 +16,11 @@ import re
 from pathlib import Path
 
 from .class_stats import gradebook_entries
-from .cohort import cohort_tests, function_of
+from .cohort import cohort_tests
 from .config import Assignment
 from .export import Submission
 from .flags import submission_flags
+from .record import GradingRecord
 
 
 def number(value: float) -> str:
@@ -116,7 +117,7 @@ def _outcome(entry, documents: dict[str, dict], late: dict | None):
 
 
 def _notes(entry, documents: dict[str, dict]) -> str:
-    notes = [n for n in entry.sub.notes if "also has submission" not in n]  # said below, once
+    notes = list(entry.sub.notes)  # the duplicates are said below, once
     if entry.others:
         notes.append(
             "latest of several submissions; also "
@@ -129,9 +130,9 @@ def _points(doc: dict, functions: dict[str, str]) -> tuple[dict[str, float], dic
     """({function: points}, {test name: points}) of one results document."""
     per_function = dict.fromkeys(functions, 0.0)
     per_test = {}
-    for t in doc.get("tests") or []:
-        per_function[function_of(t["name"])] = per_function.get(function_of(t["name"]), 0.0) + float(t["score"])
-        per_test[t["name"]] = float(t["score"])
+    for t in GradingRecord.from_results(doc).tests:
+        per_function[t.function] = per_function.get(t.function, 0.0) + t.score
+        per_test[t.name] = t.score
     return per_function, per_test
 
 

@@ -4,7 +4,7 @@ The same calls the seam (``seam.RemoteStudent``) makes into a worker, made here:
 results copied as the wire copies them (a function that writes into its inputs does not touch the
 test's), the module's own objects (a model, a cache) behind a proxy, each call a numbered step of
 the test (``checks.checkpoint``), and an exception reported as a Feedback, as the seam reports
-the student's. Used to run a test again on a catalogued mistake (``test_replay.py``) and to run the
+the student's. Used to run a test again on a catalogued mistake (``replay.py``) and to run the
 suites on the reference (``grade.reference_failures_by_seed``, ``bench``).
 """
 
@@ -18,7 +18,8 @@ from typing import Any, Iterator
 import numpy as np
 import torch
 
-from .checks import Feedback, Outcome, checkpoint
+from .checks import Feedback, Outcome
+from .per_test import checkpoint
 from .worker import ops
 
 
@@ -81,7 +82,7 @@ class LocalObject:
 
 
 class ModuleStudent:
-    """The ``student`` fixture's interface over a module already loaded in this process."""
+    """The ``student`` fixture's interface (:class:`.student.Student`) over a module already loaded in this process."""
 
     def __init__(self, module: Any, helpers: Any = None) -> None:
         self._module = module
@@ -89,7 +90,13 @@ class ModuleStudent:
 
     @contextmanager
     def deadlines(self, deadlines: Any) -> Iterator[None]:
-        yield
+        yield  # in-process: the diagnoser's budget bounds a replay (diagnosis.Budget)
+
+    def output_mark(self) -> None:
+        return None  # in-process: nothing is captured
+
+    def output_since(self, mark: Any, max_chars: int) -> str:
+        return ""
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

@@ -367,7 +367,7 @@ class Score:
 
 
 def measure(assignment: Assignment) -> Score:
-    from .selfcheck import grade_sources
+    from .catalogue_grading import grade_sources
 
     started = time.monotonic()
     reference = assignment.solution.read_text()

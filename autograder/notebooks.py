@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 import tempfile
 from pathlib import Path
@@ -31,15 +30,13 @@ OTTER_DIR = "tests"
 
 def public_tests_by_function(assignment: Assignment) -> dict[str, list[tuple[str, str, float]]]:
     """{function: [(file name, test function, points)]} for the public tests."""
+    from .functions import declared_functions
+
     groups: dict[str, list[tuple[str, str, float]]] = {}
     for path in sorted((assignment.tests_dir / "public").glob("test_*.py")):
-        tree = ast.parse(path.read_text())
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                doc = (ast.get_docstring(node) or node.name).strip()
-                function = re.split(r"[\s:(]", doc, maxsplit=1)[0]
-                points = assignment.points.get(f"public/{path.name}::{node.name}", 0.0)
-                groups.setdefault(function, []).append((path.name, node.name, points))
+        for test, function in declared_functions(path.read_text()).items():
+            points = assignment.points.get(f"public/{path.name}::{test}", 0.0)
+            groups.setdefault(function, []).append((path.name, test, points))
     return groups
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from .checks import record_call
+from .per_test import current, record_call
 
 # Methods that configure a module the same way every time they run on the same plain arguments.
 CONFIGURING = frozenset({"double", "float", "load_state_dict", "eval", "train", "requires_grad_"})
@@ -129,16 +129,10 @@ def _from_worker(value: Any) -> bool:
 def _worker_values() -> weakref.WeakValueDictionary | None:
     """The running test's tensors that came from the worker and are still alive, by id (a weak mapping:
     an entry goes when its tensor does, so a later tensor with the same id is never taken for it),
-    kept with its provenance registry (``checks.recording``: one per test, dropped when it ends);
+    kept in the test's context (``per_test.py``: one per test, dropped when it ends);
     None outside a test."""
-    from .checks import _RECORDING
-
-    if not _RECORDING:
-        return None
-    provenance = _RECORDING[-1]
-    if not hasattr(provenance, "worker_values"):
-        provenance.worker_values = weakref.WeakValueDictionary()
-    return provenance.worker_values
+    context = current()
+    return context.worker_values if context is not None else None
 
 
 def _tensors(value: Any, depth: int = 0) -> list:

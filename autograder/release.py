@@ -24,16 +24,11 @@ from typing import TYPE_CHECKING
 
 from .config import KIT_ROOT, Assignment, ConfigError, list_assignments, load_assignment
 from .platforms import prairielearn_proofs  # noqa: F401 - registers the PrairieLearn question's self-check proof
-from .solution_leaks import HINT_RUN, SolutionCheck, solution_code_check, solution_lines  # noqa: F401 - callers' names
-from .student_folder import (  # noqa: F401 - callers' names
-    TEMPLATES,
-    handout_text,
-    ship_reference,
-    student_files,
-    student_pins,
+from .solution_leaks import solution_code_check
+from .student_folder import (
     write_student_template,
 )
-from .zips import autograder_files, build_zips, make_zip, student_files_from_zip  # noqa: F401 - callers' names
+from .zips import build_zips, student_files_from_zip
 
 if TYPE_CHECKING:
     from .course import Course, CourseEntry
@@ -83,34 +78,8 @@ def main(
     if not own_course:
         print(f"course: {course_file} (student_template/ is left as the kit's course.toml makes it)")
     names = sorted(names, key=lambda n: course.order.index(n) if n in course.order else len(course.order))
-    failures = 0
     why: dict[str, str] = {}  # assignment -> what failed, for the summary at the end
-    built: list[tuple[Assignment, dict[str, bytes]]] = []
-    for name in names:
-        try:
-            assignment = load_assignment(name)
-            entry = course.entry(name)
-            shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
-            zips = build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter, entry=entry)
-            if "prairielearn" in course.platforms:  # dist/<a>/prairielearn/: platforms/prairielearn_question.py
-                zips.update(_prairielearn_files(assignment, zips["student.zip"], course.title))
-            leaks = solution_code_check(assignment, student_files_from_zip(zips["student.zip"]), entry)
-            if leaks.found:
-                raise ConfigError(
-                    leaks.text() + ". Take it out of the handout, notebook or tests (the hints may quote single lines)."
-                )
-            built.append((assignment, zips))
-            if own_course:
-                write_student_template(assignment)
-            if shipped:
-                print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")
-            if entry.hints:
-                print(f"[{name}] ships the handout's code-level hints (course.toml: hints = true)")
-        except ConfigError as exc:
-            print(f"[{name}] cannot build: {exc}", file=sys.stderr)
-            failures += 1
-            why[name] = f"cannot build: {exc}"
-            _remove_stale(out, name)
+    built = [b for b in (_build_one(name, course, as_of, otter, own_course, out, why) for name in names) if b]
     findings = course_findings({a.name: student_files_from_zip(zips["student.zip"]) for a, zips in built}, course, as_of)
     for finding in findings:
         print(f"answer leak: {finding}", file=sys.stderr)
@@ -122,6 +91,55 @@ def main(
         )
         return 1
     print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
+    tables = _self_check_all(built, check, out, cache, why)
+    failures = len(why)
+    if built and not failures:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "course.md").write_text(course.schedule() + f"\nBuilt on {as_of}.\n")
+    if not failures and set(tables) == set(list_assignments()):  # a partial release leaves the README's table alone
+        write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
+    if check and own_course:  # what the release refuses: the self-check's registered proofs, whatever was built
+        write_refusal_lists()
+    print(_summary(names, why, out, check), file=sys.stderr if why else sys.stdout)
+    return 1 if failures else 0
+
+
+def _build_one(
+    name: str, course: Course, as_of: dt.date, otter: bool, own_course: bool, out: Path, why: dict[str, str]
+) -> tuple[Assignment, dict[str, bytes]] | None:
+    """Build assignment ``name``'s files (zips, the PrairieLearn question) and check them for solution code;
+    None, with the reason in ``why``, when it cannot be built."""
+    try:
+        assignment = load_assignment(name)
+        entry = course.entry(name)
+        shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
+        zips = build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter, entry=entry)
+        if "prairielearn" in course.platforms:  # dist/<a>/prairielearn/: platforms/prairielearn_question.py
+            zips.update(_prairielearn_files(assignment, zips["student.zip"], course.title))
+        leaks = solution_code_check(assignment, student_files_from_zip(zips["student.zip"]), entry)
+        if leaks.found:
+            raise ConfigError(
+                leaks.text() + ". Take it out of the handout, notebook or tests (the hints may quote single lines)."
+            )
+        if own_course:
+            write_student_template(assignment)
+        if shipped:
+            print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")
+        if entry.hints:
+            print(f"[{name}] ships the handout's code-level hints (course.toml: hints = true)")
+        return assignment, zips
+    except ConfigError as exc:
+        print(f"[{name}] cannot build: {exc}", file=sys.stderr)
+        why[name] = f"cannot build: {exc}"
+        _remove_stale(out, name)
+        return None
+
+
+def _self_check_all(
+    built: list[tuple[Assignment, dict[str, bytes]]], check: bool, out: Path, cache: Path | None, why: dict[str, str]
+) -> dict[str, str]:
+    """Self-check and write each built assignment, two at a time; {assignment: its mutation table}, and the
+    reason in ``why`` for each that failed."""
     tables: dict[str, str] = {}
     with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
         # the longest first (the training suites), so the two lanes finish together
@@ -134,20 +152,11 @@ def main(
             except Exception as exc:  # noqa: BLE001 - one broken assignment must not hide the others' results
                 name, table, problems = futures_names[future], None, [f"{type(exc).__name__}: {exc}"]
             if table is None:
-                failures += 1
                 why[name] = "self-check failed: " + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else "")
                 _remove_stale(out, name)
             elif table:
                 tables[name] = table
-    if built and not failures:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "course.md").write_text(course.schedule() + f"\nBuilt on {as_of}.\n")
-    if not failures and set(tables) == set(list_assignments()):  # a partial release leaves the README's table alone
-        write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
-    if check and own_course:  # what the release refuses: the self-check's registered proofs, whatever was built
-        write_refusal_lists()
-    print(_summary(names, why, out, check), file=sys.stderr if why else sys.stdout)
-    return 1 if failures else 0
+    return tables
 
 
 def _remove_stale(out: Path, name: str) -> None:
@@ -174,7 +183,8 @@ def _release_one(
 ) -> tuple[str, str | None, list[str]]:
     """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if
     refused, the self-check's problems)."""
-    from .selfcheck import DEFAULT_CACHE, self_check
+    from .catalogue_grading import DEFAULT_CACHE
+    from .selfcheck import self_check
 
     name = assignment.name
     started = time.monotonic()

@@ -1,8 +1,7 @@
 """``python -m autograder rename-test <a> <old test id> <new name>``: rename a test everywhere.
 
 A test id (``hidden/test_sdpa.py::test_matches_reference``) is named in several places: the test
-function itself, its points or weight in ``assignment.toml`` (``[points]``, ``[functions.<f>]``
-weights, ``[visibility]``, ``[uncaught]``, reasons in ``[mutants.equivalent]``), every mistake's
+function itself, its points in ``assignment.toml`` (``[points]``, ``[visibility]``, ``[uncaught]``, reasons in ``[mutants.equivalent]``), every mistake's
 ``CAUGHT_BY``, other files of the assignment (support modules, the handout, the notebook) and the
 kit's own tests. This renames all of them at once, then reads the assignment again as every command
 does; if that fails nothing is left changed. Generated files (``student_template/``, ``dist/``, the

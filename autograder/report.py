@@ -22,20 +22,16 @@ from pathlib import Path
 from statistics import median
 
 from .class_stats import MEAN_DEFINITION, annotate_regrade, class_mean, gradebook_entries, student_scores
-from .cohort import (  # noqa: F401 - function_of, mistake_title, people, student_keys: callers' names, kept here
+from .cohort import (
     StudentRow,
     TestInfo,
     cohort_tests,
-    function_of,
     mistake_title,
     pass_rates,
-    people,
-    regrade_diff,
-    student_keys,
     student_rows,
 )
 from .config import Assignment
-from .flags import ATTENTION_FLAGS, FLAG_LABELS, submission_flags  # noqa: F401 - submission_flags: callers' name
+from .flags import ATTENTION_FLAGS, FLAG_LABELS
 from .report_assets import CSS, SCRIPT
 
 

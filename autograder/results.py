@@ -6,31 +6,26 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from .config import Assignment
-from .scoring import OUTPUT_LIMIT_PER_TEST, TestResult, bound_text, collapse_feedback, function_summary
+from .feedback_text import OUTPUT_LIMIT_PER_TEST, feedback_texts, record_summary
+from .record import GradingRecord
 from .text_limits import cut
 
 
-def results_document(
-    tests: Iterable[TestResult],
-    output: str,
-    execution_time: float,
-    extra: dict | None = None,
-    assignment: Assignment | None = None,
-) -> dict:
-    """The results document: a score per test, their sum, and a message for the student.
+def results_document(record: GradingRecord) -> dict:
+    """Gradescope's results document of ``record`` (the Gradescope renderer): a score per test, their sum,
+    and a message for the student.
 
-    The message starts with its first paragraph (the score line), then a summary by
-    function (:func:`.scoring.function_summary`: what failed and why, and the points lost in
-    hidden tests as the assignment's ``[feedback] hidden_summary`` allows), then the rest.
-    Paragraphs repeated across tests are collapsed and every output is bounded.
+    The message starts with the score line (:func:`score_line`), then the summary by function
+    (:func:`.feedback_text.record_summary`: what failed and why, and the points lost in hidden tests as
+    the assignment's ``[feedback] hidden_summary`` allows), then the grading's notes. Each test's feedback
+    is :func:`.feedback_text.feedback_texts`. A grading that could not run says only why (``record.problem``).
     """
-    tests = list(tests)
+    texts = feedback_texts(record)
     entries = []
     total = 0.0
-    for number, t in enumerate(tests, start=1):
+    for number, (t, text) in enumerate(zip(record.tests, texts), start=1):
         score = round(t.score, 2)
         total += score
         entries.append(
@@ -41,50 +36,56 @@ def results_document(
                 "max_score": round(t.max_score, 2),
                 "status": "passed" if t.status == "passed" else "failed",
                 "visibility": t.visibility,
-                "output": t.output,
-                "extra_data": {"test": t.key, "mistakes": t.diagnoses, "kind": t.kind},
+                "output": text,
+                "extra_data": GradingRecord.test_extra(t),
             }
         )
-    collapse_feedback(entries)
-    mode = getattr(assignment, "hidden_summary", "categories")
-    named = {m for t in tests if t.status != "passed" for m in t.diagnoses}
-    summary = function_summary(tests, mode, _mistake_titles(assignment), _mistake_functions(assignment, named))
-    if summary:
-        head, _, rest = output.partition("\n\n")
-        output = "\n\n".join(part for part in (head, summary, rest) if part)
     return {
         "score": round(total, 2),
-        "execution_time": round(execution_time, 2),
-        "output": bound_text(output, OUTPUT_LIMIT_PER_TEST * 2),
+        "execution_time": round(record.execution_time, 2),
+        "output": top_text(record),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": entries,
-        "extra_data": extra or {},
+        "extra_data": record.extra(),
     }
 
 
-def _mistake_titles(assignment: Assignment | None) -> dict[str, str]:
-    """{mistake id: its title} from the catalogue, for "most likely: ..." in the summary."""
-    if assignment is None:
-        return {}
-    from .catalogue import read_catalogue
-
-    try:
-        return {entry.name: entry.title for entry in read_catalogue(assignment, "mistake")}
-    except (OSError, SyntaxError, ValueError):
-        return {}
+MISCONFIGURED = "The autograder is misconfigured; course staff have been notified by the grader's log."
 
 
-def _mistake_functions(assignment: Assignment | None, names: set[str]) -> dict[str, set[str]]:
-    """{mistake id: the functions and classes it changes}, for the mistakes named in this submission."""
-    if assignment is None or not names:
-        return {}
-    from .catalogue import changed_names, read_catalogue
+def top_text(record: GradingRecord) -> str:
+    """The message above the tests: the score line, the summary by function, the grading's notes; or, when
+    nothing could be graded, only why."""
+    if record.problem and not record.tests:
+        return record.problem
+    output = "\n\n".join(part for part in (score_line(record), record_summary(record), *_notes(record)) if part)
+    return cut(output, OUTPUT_LIMIT_PER_TEST * 2)
 
-    try:
-        return {e.name: changed_names(assignment, e) for e in read_catalogue(assignment, "mistake") if e.name in names}
-    except (OSError, SyntaxError, ValueError):
-        return {}
+
+def console_table(record: GradingRecord) -> str:
+    """The console's rendering (``grade``): a plain-text table of the tests, then the message."""
+    rows = [(t.name, f"{round(t.score, 2):g}/{round(t.max_score, 2):g}", t.status) for t in record.tests]
+    width = min(max([len(r[0]) for r in rows] + [4]), 90)
+    lines = [f"{'test':<{width}}  {'points':>9}  status", "-" * (width + 19)]
+    lines += [f"{name[:width]:<{width}}  {pts:>9}  {status}" for name, pts, status in rows]
+    lines += ["-" * (width + 19), f"{'total':<{width}}  {round(record.score, 2):>9g}"]
+    top = top_text(record)
+    return "\n".join(lines + (["", top] if top else []))
+
+
+def score_line(record: GradingRecord) -> str:
+    """The first thing the student reads: "63.00 / 100 points.", and why no test ran when none could."""
+    line = f"{sum(t.score for t in record.tests):.2f} / {sum(t.max_score for t in record.tests):.0f} points."
+    if record.tests and all(t.score >= t.max_score for t in record.tests):
+        line += " Every test passed."
+    if record.load_error:
+        line += " No test could run: " + record.load_error.replace("\n\n", "\n")
+    return line
+
+
+def _notes(record: GradingRecord) -> list[str]:
+    return [*record.notes, *([MISCONFIGURED] if record.config_errors else [])]
 
 
 # How grading of a whole submission ended (``extra_data.kind`` of results.json), beside each test's kind.
@@ -99,15 +100,8 @@ SUBMISSION_KINDS = {
 
 def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None, kind: str = "grader-error") -> dict:
     """A valid score-0 document for when grading could not run (or has not finished): ``kind`` says which."""
-    return {
-        "score": 0,
-        "execution_time": round(execution_time, 2),
-        "output": message,
-        "visibility": "visible",
-        "stdout_visibility": "hidden",
-        "tests": [],
-        "extra_data": {**(extra or {}), "kind": kind},
-    }
+    links = list((extra or {}).get("links") or [])
+    return results_document(GradingRecord(kind=kind, problem=message, execution_time=execution_time, links=links))
 
 
 def write_results(path: Path, document: dict[str, Any]) -> None:

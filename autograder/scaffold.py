@@ -6,8 +6,9 @@ release's self-check as it is:
 
 * ``solutions/<name>/<name>.py``, the reference with its solution markers (one function each);
 * ``assignments/<name>/assignment.toml`` (points summing to 100: 20 public and 80 hidden, shared by the
-  functions; module, time limits, and ten catalogued mistakes per function as ``[mistakes.<id>]``
-  tables, each a one-line patch of the reference that a hidden case catches and the diagnosis names),
+  functions; module, time limits), ten catalogued mistakes per function, each a file
+  ``mistakes/<id>.py`` (title, explanation, ``CAUGHT_BY``, ``PATCH``: a one-line edit of the reference
+  that a hidden case catches and the diagnosis names, the form of the six shipped assignments),
   ``handout.md`` (a section per function), ``do_nothing.py``, one public test per function (one file)
   and one hidden test file per function, using the kit's fixtures (``student``, ``reference``,
   ``gen``) and ``autograder.checks``;
@@ -31,6 +32,7 @@ import keyword
 import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 from .config import KIT_ROOT, ConfigError, load_assignment
@@ -162,16 +164,16 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def _mistake(function: str, test_key: str, mistake: tuple[str, str, str, str], prefix: str) -> str:
-    """One ``[mistakes.<id>]`` table of assignment.toml (JSON strings are valid TOML basic strings)."""
-    mistake_id, title, explanation, line = mistake
+def _mistake(function: str, test_key: str, mistake: tuple[str, str, str, str]) -> str:
+    """One catalogued mistake's file, ``mistakes/<id>.py``: its title and explanation (the docstring), the
+    tests that must catch it (``CAUGHT_BY``) and the line edit of the reference that makes it (``PATCH``)."""
+    _id, title, explanation, line = mistake
     patched = f"{function}_result = {line.removeprefix('return ')}"
+    body = textwrap.fill(explanation.replace("@FUNCTION@", function), 100)
     return (
-        f"\n[mistakes.{prefix}{mistake_id}]\n"
-        f"title = {json.dumps(title.replace('@FUNCTION@', function))}\n"
-        f"explanation = {json.dumps(explanation)}\n"
-        f"caught_by = [{json.dumps(test_key)}]\n"
-        f"patch = [[{json.dumps(toy_line(function))}, {json.dumps(patched)}]]\n"
+        f'"""{title.replace("@FUNCTION@", function)}\n\n{body}\n"""\n\n'
+        f"CAUGHT_BY = [{json.dumps(test_key)}]\n"
+        f"PATCH = [({toy_line(function)!r}, {patched!r})]\n"
     )
 
 
@@ -218,15 +220,10 @@ def assignment_files(name: str, function: str | list[str] = "scale", title: str 
     }
     for f in functions:
         files[f"{a}/tests/hidden/test_{f}.py"] = _fill(template["test_hidden.py"], {**values, "FUNCTION": f})
-    files[f"{a}/assignment.toml"] += (
-        "\n# The classic mistakes the self-check grades and the diagnosis names: each a title, what the student\n"
-        "# reads, the tests that must catch it, and the line edits of the reference that make it\n"
-        "# (patch = [[old line(s), new line(s)], ...]). A long catalogue may live in mistakes/<id>.py files instead.\n"
-    ) + "".join(
-        _mistake(f, f"hidden/test_{f}.py::test_matches_reference", mistake, f"{f}_" if len(functions) > 1 else "")
-        for f in functions
-        for mistake in MISTAKES
-    )
+    for f in functions:  # the classic mistakes the self-check grades and the diagnosis names, one file each
+        prefix = f"{f}_" if len(functions) > 1 else ""
+        for mistake in MISTAKES:
+            files[f"{a}/mistakes/{prefix}{mistake[0]}.py"] = _mistake(f, f"hidden/test_{f}.py::test_matches_reference", mistake)
     return files
 
 
@@ -271,7 +268,7 @@ def _write(name: str, root: Path, files: dict[str, str]) -> str:
             path.write_text(text)
         assignment = load_assignment(name, root)  # the same reading every command does
         course_note = _add_to_course(name, course_path, course_text)
-        from .release import write_student_template
+        from .student_folder import write_student_template
 
         write_student_template(assignment, root)
     except BaseException:

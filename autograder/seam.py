@@ -24,7 +24,8 @@ from typing import Any, Iterator
 from . import recipes
 from .banned import describe as describe_banned
 from .banned import scan_source
-from .checks import Feedback, Outcome, checkpoint, record_call
+from .checks import Feedback, Outcome
+from .per_test import checkpoint, record_call
 from .sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from .sandbox.channel import MAX_ANSWER_BYTES
 from .sandbox.clock import TimeLimit
@@ -362,7 +363,7 @@ class RemoteStudent:
         return self.static_banned.get(via._target, {})
 
     def _call(self, target: RemoteObject, label: str, args: tuple, kwargs: dict) -> Any:
-        checkpoint()  # each call into the student's code is a numbered step of the test, like a check (test_replay.py)
+        checkpoint()  # each call into the student's code is a numbered step of the test, like a check (replay.py)
         message = {"op": "call", "ref": target._ref_id, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         try:
             result = self._ask(message, label, target._target, target, helper=target._helper)

@@ -19,12 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them registers their proofs
-from .catalogue import DO_NOTHING, CatalogueEntry, bugged_source, do_nothing_source, read_catalogue, submission_source  # noqa: F401
-from .catalogue_grading import DEFAULT_CACHE, UNSTABLE_LOADS, _fingerprint, catalogue_sources, grade_sources  # noqa: F401
+from .catalogue import read_catalogue
+from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources
 from .catalogue_proofs import mistake_table
 from .caught_by import advise
 from .config import Assignment
-from .proofs import PROOFS, Evidence, Proof, Report, proof, proofs_of, refusals_markdown  # noqa: F401 - the registry
+from .proofs import Evidence, Report, proofs_of
 from .zip_proofs import Proven, check_gradescope_zip
 
 

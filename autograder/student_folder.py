@@ -151,6 +151,7 @@ def student_files(
     files["pytest.ini"] = student_pytest_ini(assignment).encode()
     files["autograder/__init__.py"] = b'"""Only the checks the public tests use; the real grader is not shipped."""\n'
     files["autograder/checks.py"] = (Path(__file__).parent / "checks.py").read_bytes()
+    files["autograder/per_test.py"] = (Path(__file__).parent / "per_test.py").read_bytes()  # what checks.py imports
     public = assignment.tests_dir / "public"
     for test in sorted(public.glob("*.py")):
         files[f"public_tests/{test.name}"] = test.read_bytes()

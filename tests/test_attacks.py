@@ -635,24 +635,24 @@ def test_attacks_through_grade_all_without_namespaces(tmp_path):
 def no_namespaces(monkeypatch):
     """This process grades as where namespaces are refused (``KIT_NO_NAMESPACES=1``), as
     Gradescope's containers most likely do; child processes inherit the setting."""
-    from autograder.sandbox import worker as sandbox_worker
+    from autograder.sandbox import isolation
 
     monkeypatch.setenv("KIT_NO_NAMESPACES", "1")
-    sandbox_worker.isolation_features.cache_clear()
+    isolation.isolation_features.cache_clear()
     yield
     monkeypatch.delenv("KIT_NO_NAMESPACES")
-    sandbox_worker.isolation_features.cache_clear()
+    isolation.isolation_features.cache_clear()
 
 
 def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, no_namespaces):
     """The fallback of a platform without namespaces (no private /tmp): the disk watchdog stops the
     disk-filling attack and the student user's files in the shared folders are removed afterwards."""
-    from autograder.sandbox import worker as sandbox_worker
+    from autograder.sandbox.zygote import Zygote
     from autograder.seam import Deadlines, RemoteStudent, StudentCodeError
 
     tag = new_tag("fallback")
     build_tagged(_disk_fill, tmp_path, KIT, tag)
-    zygote = sandbox_worker.Zygote([])
+    zygote = Zygote([])
     try:
         assert not zygote.namespaces
         student = RemoteStudent("attention", tmp_path / "attention.py", None, [], zygote=zygote, deadlines=Deadlines(request=120))

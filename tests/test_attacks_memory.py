@@ -28,12 +28,12 @@ from conftest import KIT, once_per_run, reference_source, validate_results
 from test_attacks import GRADER_MB, run_watched
 
 from autograder import gradescope_sim, seam
-from autograder.checks import call_that_produced, recording
 from autograder.config import load_assignment
-from autograder.release import autograder_files, make_zip
+from autograder.per_test import call_that_produced, per_test
 from autograder.sandbox import running_as_root
 from autograder.seam import ANSWER_BYTES_PER_TEST
 from autograder.worker import wire
+from autograder.zips import autograder_files, make_zip
 
 pytestmark = [
     pytest.mark.skipif(not running_as_root(), reason="attacks are graded as root, as on Gradescope and CI"),
@@ -179,7 +179,7 @@ def test_the_seam_keeps_no_answer_and_counts_a_tests_answers_together(monkeypatc
     monkeypatch.setattr(seam, "Worker", _FakeWorker)
     student = seam.RemoteStudent("toy", tmp_path / "toy.py")
     fits = ANSWER_BYTES_PER_TEST // (10 * 2**20)
-    with student.deadlines(seam.Deadlines()), recording():
+    with student.deadlines(seam.Deadlines()), per_test():
         f = student.f
         for _ in range(fits):
             value = f(torch.ones(3))
@@ -191,5 +191,5 @@ def test_the_seam_keeps_no_answer_and_counts_a_tests_answers_together(monkeypatc
             f(torch.ones(3))
         assert failure.value.kind == "memory" and f"more than {ANSWER_BYTES_PER_TEST // 2**20} MB in total" in str(failure.value)
     assert "f" not in student.stopped, "not the function's fault in later tests"
-    with student.deadlines(seam.Deadlines()), recording():
+    with student.deadlines(seam.Deadlines()), per_test():
         assert student.f(torch.ones(3)).shape == (10 * 2**20,)

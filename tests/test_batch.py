@@ -10,8 +10,8 @@ import pytest
 from conftest import KIT, reference_source, run_cli, stub_source
 
 from autograder.catalogue import read_catalogue, submission_source
+from autograder.cohort import mistake_title
 from autograder.config import load_assignment
-from autograder.report import mistake_title
 
 METADATA = """\
 submission_1001:

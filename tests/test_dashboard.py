@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import KIT
 
-from autograder.batch import Submission
+from autograder.cohort import regrade_diff
 from autograder.config import load_assignment
-from autograder.report import regrade_diff, write_report
+from autograder.export import Submission
+from autograder.report import write_report
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 pytestmark = pytest.mark.skipif(
@@ -36,7 +37,12 @@ def _test(name: str, score: float, max_score: float, output: str = "", mistakes:
         "max_score": max_score,
         "status": status,
         "output": output,
-        "extra_data": {"test": "hidden/t.py::t", "mistakes": list(mistakes), "kind": "passed" if status == "passed" else kind},
+        "extra_data": {
+            "test": "hidden/t.py::t",
+            "function": name.split(":")[0],
+            "mistakes": list(mistakes),
+            "kind": "passed" if status == "passed" else kind,
+        },
     }
 
 

@@ -122,9 +122,9 @@ def test_exit_at_import(installed_tree, tmp_path):
     assert document["score"] == 0 and "could not be imported" in document["output"]
 
 
-@needs_root
-def test_forged_results_and_killing_the_grader(installed_tree, tmp_path):
-    attack = """
+# Attacks on the grading tree, ``@ROOT@`` its root (also graded through PrairieLearn's entry point:
+# tests/test_attacks_prairielearn.py).
+FORGED_RESULTS = """
 import json, os, signal
 root = "@ROOT@"
 for path in [root + "/results/results.json", "/autograder/results/results.json"]:
@@ -143,14 +143,8 @@ for sig_target in (os.getppid(),):
     except OSError:
         pass
 """
-    document, _ = run_in_tree(installed_tree, STUB + attack, tmp_path)
-    assert document["score"] == HONEST_STUB_SCORE
-    assert len(document["tests"]) > 0, "the grader must survive and write real results"
 
-
-@needs_root
-def test_looking_for_the_reference_and_printing_grader_files(installed_tree, tmp_path):
-    attack = """
+GRADER_FILES = """
 import os, sys, inspect
 found = [name for name in sys.modules if "reference" in name or "autograder" in name]
 found += [frame.filename for frame in inspect.stack()]
@@ -180,7 +174,18 @@ def causal_mask(n):
         print("no access:", exc)
     return torch.ones(n, n, dtype=torch.bool).triu(1)
 """
-    document, _ = run_in_tree(installed_tree, STUB + attack, tmp_path)
+
+
+@needs_root
+def test_forged_results_and_killing_the_grader(installed_tree, tmp_path):
+    document, _ = run_in_tree(installed_tree, STUB + FORGED_RESULTS, tmp_path)
+    assert document["score"] == HONEST_STUB_SCORE
+    assert len(document["tests"]) > 0, "the grader must survive and write real results"
+
+
+@needs_root
+def test_looking_for_the_reference_and_printing_grader_files(installed_tree, tmp_path):
+    document, _ = run_in_tree(installed_tree, STUB + GRADER_FILES, tmp_path)
     text = feedback_text(document)
     assert REFERENCE_MARKER not in text and "LEAK" not in text and "[points]" not in text
     causal_points = sum(t["max_score"] for t in document["tests"] if t["name"].startswith("causal_mask"))

@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import KIT
 
 from autograder.config import load_assignment
-from autograder.release import build_zips
+from autograder.zips import build_zips
 
 
 def _student_folder(name: str, tmp_path: Path, solution: bool) -> Path:

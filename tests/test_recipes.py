@@ -15,7 +15,7 @@ import types
 import pytest
 import torch
 
-from autograder.checks import call_that_produced, recording
+from autograder.per_test import call_that_produced, per_test
 from autograder.seam import Deadlines, RemoteStudent
 
 MODULE = textwrap.dedent(
@@ -66,7 +66,7 @@ def test_a_configured_models_results_carry_a_recipe_that_replays_to_the_same_val
     torch.manual_seed(0)
     sd = {f"lin.{k}": v.double() for k, v in torch.nn.Linear(4, 4).state_dict().items()}
     x = torch.randn(3, 4, dtype=torch.float64)
-    with recording():
+    with per_test():
         m = student.Scaler(4, bias=True)
         m.double()
         m.load_state_dict(sd, strict=True)
@@ -84,7 +84,7 @@ def test_a_configured_models_results_carry_a_recipe_that_replays_to_the_same_val
 
 def test_a_model_handed_to_another_call_records_nothing_after(student):
     x = torch.randn(2, 4)
-    with recording():
+    with per_test():
         m = student.Scaler(4)
         before, _ = m(x)
         student.nudge(m)  # changes the weights in the worker: no replay of m can know
@@ -99,7 +99,7 @@ def test_a_model_loaded_with_values_from_the_worker_records_nothing(student):
     """Loading what the worker returned (the student's own buffers, as the transformer's tests do for a
     positional table) would carry the student's values into every mistake's replay: no recipe then."""
     x = torch.randn(2, 4)
-    with recording():
+    with per_test():
         m = student.Scaler(4)
         m.load_state_dict({**m.state_dict()})
         out, _ = m(x)

@@ -11,7 +11,8 @@ import pytest
 from conftest import KIT, load_assignment, run_cli
 
 from autograder.config import list_assignments
-from autograder.release import autograder_files, build_zips, student_files
+from autograder.student_folder import student_files
+from autograder.zips import autograder_files, build_zips
 
 
 def test_student_template_is_in_sync_with_the_sources(assignment_name):

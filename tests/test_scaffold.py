@@ -68,8 +68,9 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     made_files = [p for p in (kit / "assignments" / NAME).rglob("*") if p.is_file()]
     # assignment.toml, handout, do_nothing, one public test file and a hidden test file per function (+ the reference)
     assert len(made_files) == 6, made_files
-    tables = tomllib.loads((kit / "assignments" / NAME / "assignment.toml").read_text())["mistakes"]
-    assert len(tables) == 2 * len(scaffold.MISTAKES) >= 20  # the catalogue is tables of assignment.toml, not files
+    files = sorted((kit / "assignments" / NAME / "mistakes").glob("*.py"))
+    assert len(files) == 2 * len(scaffold.MISTAKES) >= 20  # the catalogue is files, the one form of the six assignments
+    assert "mistakes" not in tomllib.loads((kit / "assignments" / NAME / "assignment.toml").read_text())
     assert (kit / "course.toml").read_text().startswith(course_before)
     assert f'name = "{NAME}"' in (kit / "course.toml").read_text()
     assert (kit / "student_template" / NAME / f"{NAME}.py").is_file()

@@ -48,14 +48,14 @@ def run_prairielearn() -> int:
 
     with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's
         from ..grade import PLACEHOLDER, grade_submission
-        from ..results import failure_document
+        from ..record import GradingRecord
         from .prairielearn_results import prairielearn_document, write_prairielearn_results
 
-        write_prairielearn_results(results, prairielearn_document(failure_document(PLACEHOLDER, kind="unfinished")))
+        write_prairielearn_results(results, prairielearn_document(GradingRecord(kind="unfinished", problem=PLACEHOLDER)))
         _last_resort(results, grading_timeout(assignment) - START_MARGIN_S)
         grade = grade_submission(assignment, root / "student", results.parent / GRADESCOPE_COPY, zygote=zygote)
     syntax_error = _has_syntax_error(root / "student" / assignment.submit_file)
-    write_prairielearn_results(results, prairielearn_document(grade.document, assignment, syntax_error))
+    write_prairielearn_results(results, prairielearn_document(grade.record, syntax_error))
     log.info("%s: %g points; results in %s", assignment.name, grade.score, results)
     return 0
 
@@ -99,10 +99,10 @@ def _has_syntax_error(path: Path) -> bool:
 
 
 def _write_failure(results: Path, message: str) -> None:
-    from ..results import failure_document
+    from ..record import GradingRecord
     from .prairielearn_results import prairielearn_document, write_prairielearn_results
 
-    write_prairielearn_results(results, prairielearn_document(failure_document(message)))
+    write_prairielearn_results(results, prairielearn_document(GradingRecord(kind="grader-error", problem=message)))
 
 
 def _last_resort(results: Path, after_s: float) -> None:

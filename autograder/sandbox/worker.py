@@ -24,7 +24,6 @@ it answers :mod:`.watchdog`.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -34,14 +33,10 @@ from . import proctree
 from .capture import OutputCapture
 from .channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
 from .clock import StudentClock, TimeLimit
-from .isolation import (  # noqa: F401 - NO_NAMESPACES_ENV, isolation_summary, namespaces_available: callers' names
-    NO_NAMESPACES_ENV,
-    isolation_features,
-    isolation_summary,
+from .isolation import (
     masked_folders,
-    namespaces_available,
 )
-from .limits import Limits, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout  # noqa: F401 - WorkerMemory
+from .limits import Limits, WorkerDied, WorkerProtocol, WorkerTimeout
 from .staging import make_staging, remove_staging
 from .users import ensure_student_user
 from .watchdog import Watchdog, _Stop
@@ -163,14 +158,3 @@ class Worker(Watchdog):
     def leftovers(self) -> list[int]:
         """Processes of the student still alive, zombie leaders with live threads included (after kill: none)."""
         return self._processes()
-
-
-def describe_exit(code: int | None) -> str:
-    if code is None:
-        return "the worker stopped answering"
-    if code < 0:
-        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
-        if -code == signal.SIGKILL:
-            return "the process was killed (SIGKILL), most often for using too much memory"
-        return f"the process was killed by signal {name}"
-    return f"the process exited with status {code} (sys.exit or os._exit in your code?)"

@@ -11,9 +11,11 @@ Nothing this process says is trusted: the grader re-checks every value.
 from __future__ import annotations
 
 import importlib.util
+import linecache
 import os
 import sys
 import traceback
+import warnings
 from typing import Any
 
 from . import guards, ops, wire
@@ -55,6 +57,7 @@ class Server:
 
     # -- requests -----------------------------------------------------------
     def load(self) -> dict:
+        name_the_file_in_warnings(self.module_path)
         spec = importlib.util.spec_from_file_location(self.module_name, self.module_path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[self.module_name] = module
@@ -95,6 +98,22 @@ class Server:
         body["banned"] = guards.used()
         body["id"] = request.get("id")
         return body
+
+
+def name_the_file_in_warnings(student_file: str) -> None:
+    """A warning at a line of the student's file names the file as the student knows it
+    (``embeddings.py:145: RuntimeWarning: ...``), not by its path in this worker's staging folder,
+    whose random name would make the same submission's feedback differ at every grading."""
+    shown = os.path.basename(student_file)
+    original = warnings.formatwarning
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        if filename == student_file:
+            line = linecache.getline(filename, lineno) if line is None else line
+            filename = shown
+        return original(message, category, filename, lineno, line)
+
+    warnings.formatwarning = formatwarning
 
 
 def describe_exception(exc: BaseException, student_file: str) -> dict:

@@ -135,14 +135,14 @@ def test_a_raising_train_copy_costs_no_more_replay_than_the_budget(training_fail
     diagnoser = Diagnoser(assignment, budget=budget)
     assert sum(TRAINING in e.caught_by for e in diagnoser.entries) >= 2, "mistakes to replay this test on"
     cpu, wall = time.process_time(), time.monotonic()
-    assert diagnoser(exc, TRAINING, item) == ([], "")
+    assert diagnoser(exc, TRAINING, item) == ([], False)
     assert time.process_time() - cpu < 1.0 + 0.5 and time.monotonic() - wall < 1.0 * WALL_ALLOWANCE + 1.0
     assert budget.spent_cpu > 0.9 or budget.spent_wall > WALL_ALLOWANCE - 0.1, "the replay ran until its limit"
     for _ in range(6):  # the same failure again and again (a parametrized test): what is left, then nothing
-        assert diagnoser(exc, TRAINING, item) == ([], "")
+        assert diagnoser(exc, TRAINING, item) == ([], False)
     assert budget.spent_cpu <= budget.cpu + 0.2 and budget.spent_wall <= budget.wall + 0.5, budget
     cpu, spent = time.process_time(), budget.spent_cpu
-    assert diagnoser(exc, TRAINING, item) == ([], "") and budget.spent_cpu == spent, "spent: no replay starts"
+    assert diagnoser(exc, TRAINING, item) == ([], False) and budget.spent_cpu == spent, "spent: no replay starts"
     assert time.process_time() - cpu < 0.2
     assert _timers_left_alone() and torch.is_grad_enabled(), "a stopped replay leaves the grader as it was"
 
@@ -151,5 +151,5 @@ def test_no_replay_runs_when_the_runs_deadline_is_near(training_failure):
     assignment, exc, item = training_failure
     diagnoser = Diagnoser(assignment, run_deadline=time.monotonic() + 5)  # the reserve is 42 s of a 420 s run
     started = time.monotonic()
-    assert diagnoser(exc, TRAINING, item) == ([], "")
+    assert diagnoser(exc, TRAINING, item) == ([], False)
     assert time.monotonic() - started < 1.0 and diagnoser.budget.spent_cpu == 0.0

@@ -1,23 +1,28 @@
 """What a student reads first: the summary by function, collapsed repeats, bounded outputs."""
 
+from autograder.feedback_text import NO_MATCH, OUTPUT_LIMIT_TOTAL, feedback_texts, function_summary
+from autograder.record import GradingRecord, NamedMistake, TestRecord
 from autograder.results import results_document
-from autograder.scoring import OUTPUT_LIMIT_TOTAL, collapse_feedback, function_summary
-from autograder.scoring import TestResult as Result
 
 
 def _test(name, score, max_score, visibility="after_published", output="", diagnoses=(), kind=None):
-    return Result(
+    return TestRecord(
         key=f"hidden/test.py::{name[:5]}",
         nodeid=name,
         name=name,
+        function=name.split(":")[0].split()[0].rstrip(",") if ":" in name else "other",
         max_score=max_score,
         score=score,
         status="passed" if score == max_score else "failed",
-        output=output,
+        message=output,
         visibility=visibility,
-        diagnoses=list(diagnoses),
+        mistakes=list(diagnoses),
+        diagnosis="named" if diagnoses else "",
         kind=kind or ("passed" if score == max_score else "wrong"),
     )
+
+
+LONG = NamedMistake("The same mistake", "the same long explanation " * 10)
 
 
 HIDDEN_LOSS = [
@@ -72,31 +77,27 @@ def test_public_failures_give_the_most_likely_cause_and_stubs_say_not_implemente
     assert "not implemented" not in function_summary(quoted)
 
 
-def test_repeated_paragraphs_point_back_but_never_into_a_later_visibility():
-    long = "Likely mistake: " + "the same long explanation " * 10
-    entries = [
-        {"name": "hidden one", "visibility": "after_published", "output": f"first\n\n{long}"},
-        {"name": "public one", "visibility": "visible", "output": f"second\n\n{long}"},
-        {"name": "hidden two", "visibility": "after_published", "output": f"third\n\n{long}"},
+def test_repeated_explanations_point_back_but_never_into_a_later_visibility():
+    tests = [
+        _test("f: hidden one", 0, 1, "after_published", "first", ["m"]),
+        _test("f: public one", 0, 1, "visible", "second", ["m"]),
+        _test("f: hidden two", 0, 1, "after_published", "third", ["m"]),
     ]
-    collapse_feedback(entries)
-    assert long in entries[0]["output"] and long in entries[1]["output"]  # a visible test never points into a hidden one
-    assert entries[2]["output"] == "third\n\n(The same likely mistake as in “public one” above, explained there.)"
+    texts = feedback_texts(GradingRecord(tests=tests, named={"m": LONG}))
+    long = "Likely mistake: The same mistake. " + LONG.explanation.strip()
+    assert long in texts[0] and long in texts[1]  # a visible test never points into a hidden one
+    assert texts[2] == "third\n\n(The same likely mistake as in “f: public one” above, explained there.)"
 
 
 def test_only_explanations_are_pointed_to_and_only_where_they_can_be_read_whole():
-    from autograder.diagnosis import NO_MATCH
-
-    entries = [{"name": f"t{i}", "visibility": "visible", "output": f"check {i}\n\n{NO_MATCH}"} for i in range(3)]
-    collapse_feedback(entries)
-    assert all(NO_MATCH in e["output"] and "same likely mistake" not in e["output"] for e in entries)
-    long = "Likely mistake: " + "an explanation " * 20
-    cut = [
-        {"name": "long", "visibility": "visible", "output": "x" * 5000 + "\n\n" + long},
-        {"name": "next", "visibility": "visible", "output": "short\n\n" + long},
-    ]
-    collapse_feedback(cut)
-    assert long in cut[1]["output"]  # the first one's copy was cut away: no pointer into it
+    unmatched = [_test(f"f: t{i}", 0, 1, "visible", f"check {i}") for i in range(3)]
+    for t in unmatched:
+        t.diagnosis = "none"
+    texts = feedback_texts(GradingRecord(tests=unmatched))
+    assert all(NO_MATCH in text and "same likely mistake" not in text for text in texts)
+    cut = [_test("f: long", 0, 1, "visible", "x" * 5000, ["m"]), _test("f: next", 0, 1, "visible", "short", ["m"])]
+    texts = feedback_texts(GradingRecord(tests=cut, named={"m": LONG}))
+    assert LONG.explanation.strip() in texts[1]  # the first one's copy was cut away: no pointer into it
 
 
 def test_feedback_wording_of_checks():
@@ -116,7 +117,7 @@ def test_feedback_wording_of_checks():
 
 
 def test_summary_lines_are_cut_at_a_word():
-    from autograder.scoring import bound_line
+    from autograder.feedback_text import bound_line
 
     cut = bound_line("softmax: " + "word " * 100, 60)
     assert cut.endswith("…") and cut[:-1].split()[-1] == "word"
@@ -124,7 +125,7 @@ def test_summary_lines_are_cut_at_a_word():
 
 def test_outputs_are_bounded_and_the_summary_comes_first():
     tests = [_test(f"softmax: case {i}", 0, 1, "visible", f"case {i}: " + "x" * 20000) for i in range(30)]
-    document = results_document(tests, "0.00 / 30 points.\n\nA note.", 1.0)
+    document = results_document(GradingRecord(tests=tests, notes=["A note."], execution_time=1.0))
     assert sum(len(t["output"]) for t in document["tests"]) <= OUTPUT_LIMIT_TOTAL + 30 * 60
     assert document["output"].startswith("0.00 / 30 points.\n\nSummary by function:\n- softmax: 30 of 30 public tests failed")
     assert document["output"].endswith("A note.")

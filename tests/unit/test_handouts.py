@@ -4,7 +4,7 @@ import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
 from autograder.handout_numbers import PLACEHOLDER, is_stale, runs_file
-from autograder.release import handout_text, student_pins
+from autograder.student_folder import handout_text, student_pins
 
 NAMES = [n for n in list_assignments(KIT_ROOT) if (KIT_ROOT / "assignments" / n / "handout.md").is_file()]
 

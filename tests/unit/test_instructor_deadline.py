@@ -8,9 +8,10 @@ import datetime as dt
 import pytest
 
 from autograder import batch
-from autograder.batch import BatchError, resolve_deadline
+from autograder.batch import resolve_deadline
 from autograder.config import KIT_ROOT, load_assignment
 from autograder.course import CourseEntry, load_course
+from autograder.export import BatchError
 
 UTC = dt.timezone.utc
 

@@ -12,9 +12,11 @@ import re
 from pathlib import Path
 
 from autograder import batch
-from autograder.batch import Submission, annotate_regrade, class_mean, mark_superseded
+from autograder.class_stats import annotate_regrade, class_mean, mark_superseded
+from autograder.cohort import regrade_diff
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.report import regrade_diff, render_report
+from autograder.export import Submission
+from autograder.report import render_report
 
 ATTENTION = load_assignment("attention", KIT_ROOT)
 
@@ -56,6 +58,7 @@ def _document(score: float) -> dict:
         "output": "",
         "extra_data": {
             "test": "hidden/test_softmax.py::test_rows",
+            "function": "softmax",
             "mistakes": [],
             "kind": "passed" if score == 100 else "wrong",
         },

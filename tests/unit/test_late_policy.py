@@ -114,7 +114,7 @@ def _export(root: Path, assignment: str, people: dict[str, tuple[str, str]]) -> 
         lines.append(f"{sid}:\n  :submitters:\n  - :name: {student.title()}\n    :sid: '{student}'\n    :email: {student}@x.edu")
         lines.append(f"  :created_at: {created}")
         test = {"name": "softmax: rows sum to 1", "score": 80.0, "max_score": 100.0, "status": "failed", "output": "",
-                "extra_data": {"test": "hidden/t.py::t", "mistakes": [], "kind": "wrong"}}  # fmt: skip
+                "extra_data": {"test": "hidden/t.py::t", "function": "softmax", "mistakes": [], "kind": "wrong"}}  # fmt: skip
         doc = {"score": 80.0, "tests": [test], "output": "80.00 / 100 points.", "extra_data": {"kind": "graded"}}
         (results / f"{sid}.json").write_text(json.dumps(doc))
     (export / "submission_metadata.yml").write_text("\n".join(lines) + "\n")
@@ -159,7 +159,8 @@ def test_grade_all_applies_the_term_across_two_assignments(tmp_path, capsys):
 def test_each_row_of_the_dashboard_shows_only_the_rules_it_set():
     """A group's submission that counts for one member only (the other resubmitted alone) shows that
     member's rule; the resubmission shows the other's."""
-    from autograder.batch import Submission, mark_superseded
+    from autograder.class_stats import mark_superseded
+    from autograder.export import Submission
     from autograder.late_policy import LateOutcome
     from autograder.report import Extras, render_report
 

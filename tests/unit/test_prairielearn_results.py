@@ -1,8 +1,7 @@
-"""The PrairieLearn renderer: the engine's Gradescope document in PrairieLearn's results schema (no grading)."""
+"""The PrairieLearn renderer: a grading's record in PrairieLearn's results schema (no grading)."""
 
 import json
 
-from autograder.config import KIT_ROOT, load_assignment
 from autograder.platforms.prairielearn_results import (
     HELD_BACK,
     PL_MAX_BYTES,
@@ -10,29 +9,23 @@ from autograder.platforms.prairielearn_results import (
     prairielearn_document,
     write_prairielearn_results,
 )
-from autograder.results import failure_document
+from autograder.record import GradingRecord, NamedMistake, TestRecord
+
+
+def failure_document(problem, kind="grader-error"):
+    return GradingRecord(kind=kind, problem=problem)
 
 
 def _test(name, score, max_score, visibility="visible", output="", key="public/test_a.py::test_a"):
     status = "passed" if score == max_score else "failed"
-    return {
-        "name": name,
-        "number": "1",
-        "score": score,
-        "max_score": max_score,
-        "status": status,
-        "visibility": visibility,
-        "output": output,
-        "extra_data": {"test": key, "mistakes": [], "kind": "wrong"},
-    }
+    function = name.split(":")[0]
+    return TestRecord(
+        key, key, name, function, max_score, score, status, visibility, "passed" if status == "passed" else "wrong", output
+    )
 
 
-def _graded(
-    tests,
-    output="60.00 / 100 points.\n\nSummary by function (hidden tests: what they check and the "
-    "points lost now; their full feedback once grades are published):\n- f: passed",
-):
-    return {"score": sum(t["score"] for t in tests), "output": output, "tests": tests, "extra_data": {"kind": "graded"}}
+def _graded(tests, kind="graded", load_error=""):
+    return GradingRecord(kind=kind, tests=tests, load_error=load_error)
 
 
 def assert_schema(doc: dict) -> None:
@@ -57,12 +50,10 @@ def test_a_graded_document_keeps_the_points_names_and_words():
     doc = prairielearn_document(_graded(tests))
     assert_schema(doc)
     assert doc["gradable"] is True and doc["score"] == 0.6
-    assert [(t["name"], t["points"], t["max_points"]) for t in doc["tests"]] == [
-        (t["name"], t["score"], t["max_score"]) for t in tests
-    ]
+    assert [(t["name"], t["points"], t["max_points"]) for t in doc["tests"]] == [(t.name, t.score, t.max_score) for t in tests]
     assert doc["message"] == "60.00 / 100 points."
     assert "once grades are published" not in doc["output"], "PrairieLearn never publishes hidden feedback"
-    assert doc["tests"][1]["output"] == tests[1]["output"] and doc["tests"][1]["message"] == "Failed."
+    assert doc["tests"][1]["output"] == tests[1].message and doc["tests"][1]["message"] == "Failed."
     assert doc["tests"][2]["output"] == "" and doc["tests"][3]["output"] == HELD_BACK
     assert "secret" not in json.dumps(doc)
     assert doc["tests"][3]["description"] == "hidden test (hidden/test_g.py::test_h)"
@@ -70,8 +61,8 @@ def test_a_graded_document_keeps_the_points_names_and_words():
 
 def test_the_score_is_a_fraction_within_0_and_1():
     assert prairielearn_document(_graded([_test("f", 100, 100)]))["score"] == 1.0
-    assert prairielearn_document({**_graded([_test("f", 0, 100)]), "score": 130})["score"] == 1.0
-    assert prairielearn_document({**_graded([_test("f", 0, 100)]), "score": -5})["score"] == 0.0
+    assert prairielearn_document(_graded([_test("f", 130, 130)]))["score"] == 1.0
+    assert prairielearn_document(_graded([_test("f", 0, 100)]))["score"] == 0.0
     assert prairielearn_document(_graded([_test("f", 12.5, 50)]))["score"] == 0.125
 
 
@@ -86,11 +77,11 @@ def test_an_upload_that_cannot_be_graded_costs_no_attempt():
 def test_a_syntax_error_is_not_gradable_but_another_import_error_is_graded():
     document = _graded(
         [_test("f", 0, 100, output="could not run")],
-        output="0.00 / 100 points. No test could run: attention.py could not be imported: SyntaxError",
+        kind="import-error",
+        load_error="attention.py could not be imported: SyntaxError",
     )
-    document["extra_data"]["kind"] = "import-error"
     syntax = prairielearn_document(document, syntax_error=True)
-    assert syntax["gradable"] is False and syntax["format_errors"][0].startswith("No test could run: attention.py")
+    assert syntax["gradable"] is False and syntax["format_errors"][0].startswith("Attention.py could not be imported")
     other = prairielearn_document(document, syntax_error=False)
     assert other["gradable"] is True and other["score"] == 0.0 and len(other["tests"]) == 1
 
@@ -113,7 +104,8 @@ def test_outputs_are_cut_at_a_sentence_end():
 def test_the_results_file_stays_under_1_mb_whatever_the_outputs(tmp_path):
     sentence = "It differs, é. "
     tests = [_test(f"f: case {i}", 0, 1, output=sentence * 200) for i in range(3000)]
-    document = _graded(tests, output=sentence * 2000)
+    document = _graded(tests, kind="graded")
+    document.notes = [sentence * 2000]
     path = tmp_path / "results" / "results.json"
     write_prairielearn_results(path, prairielearn_document(document))
     assert path.stat().st_size < PL_MAX_BYTES
@@ -124,11 +116,12 @@ def test_the_results_file_stays_under_1_mb_whatever_the_outputs(tmp_path):
 
 
 def test_a_failed_test_names_the_catalogued_mistake_as_the_catalogue_titles_it():
-    attention = load_assignment("attention", KIT_ROOT)
     public = _test("f: worked example", 0, 20, output="values differ")
     hidden = _test("f: hidden", 0, 80, "after_published", key="hidden/test_f.py::test_f")
     for test in (public, hidden):
-        test["extra_data"]["mistakes"] = ["no_scaling"]
-    doc = prairielearn_document(_graded([public, hidden]), attention)
+        test.mistakes, test.diagnosis = ["no_scaling"], "named"
+    record = _graded([public, hidden])
+    record.named = {"no_scaling": NamedMistake("No scaling: scores are q·k, not q·k / sqrt(d_k).", "Divide by sqrt(d_k).")}
+    doc = prairielearn_document(record)
     assert doc["tests"][0]["message"] == "Failed. Likely mistake: No scaling: scores are q·k, not q·k / sqrt(d_k)."
     assert doc["tests"][1]["message"] == "Failed.", "hidden tests name causes only with hidden_summary = causes"

@@ -10,14 +10,9 @@ import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
 from autograder.course import CourseEntry, Shipment, load_course
-from autograder.release import (
-    HINT_RUN,
-    _summary,
-    handout_text,
-    solution_code_check,
-    solution_lines,
-    student_files,
-)
+from autograder.release import _summary
+from autograder.solution_leaks import HINT_RUN, solution_code_check, solution_lines
+from autograder.student_folder import handout_text, student_files
 
 ALL = list_assignments(KIT_ROOT)
 

@@ -1,8 +1,9 @@
 """`pytest -m <function>` in the student's folder, as the handouts say, selects that function's public tests.
 
-Every public test carries the marker of the function it grades: the first word of its docstring (which
-also groups it in the grader's per-function summary and in the Otter checks), added by the student's
-conftest.py at collection and registered in the student's pytest.ini. Test authors write no marker. Collected for real: each student folder as release writes it, in a temporary directory, with
+Every public test carries the marker of the function it grades: the function it declares
+(``@pytest.mark.grades("softmax")``, which also groups it in the grader's per-function summary and in
+the Otter checks), added by the student's conftest.py at collection and registered in the student's
+pytest.ini. Collected for real: each student folder as release writes it, in a temporary directory, with
 its conftest.py and pytest.ini, `--strict-markers`, and the handout's own `-m` example. One Python process
 collects the six folders one after the other (one torch import: a few seconds).
 """
@@ -17,7 +18,7 @@ import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
 from autograder.notebooks import public_tests_by_function
-from autograder.release import handout_text, student_files
+from autograder.student_folder import handout_text, student_files
 
 NAMES = list_assignments(KIT_ROOT)
 EXAMPLE = re.compile(r"`pytest (-[mk]) ([A-Za-z_][A-Za-z0-9_]*)`")
@@ -60,7 +61,9 @@ def registered_markers(name: str) -> dict[str, str]:
     text = student_pytest_ini(load_assignment(name, KIT_ROOT))
     block = re.search(r"^markers =\n((?:[ \t]+.*\n?)+)", text, re.MULTILINE)
     assert block, "the student's pytest.ini registers no markers"
-    return {name.strip(): about.strip() for name, about in (line.split(":", 1) for line in block.group(1).splitlines())}
+    markers = {name.strip(): about.strip() for name, about in (line.split(":", 1) for line in block.group(1).splitlines())}
+    assert "grades(function)" in markers, "the marker each test declares its function with is registered"
+    return {name: about for name, about in markers.items() if "(" not in name}
 
 
 def examples(name: str) -> list[tuple[str, str]]:
@@ -115,8 +118,8 @@ def test_every_public_test_carries_the_marker_of_the_function_it_grades(name, co
         functions = [m for m in marks if m in registered]
         test = nodeid.rsplit("::", 1)[1]
         assert functions == [graded[test]], (
-            f"{name}: {test} grades {graded[test]} (its docstring), so it carries exactly that function's marker "
-            f"(it has {functions or 'none'}; the student's conftest.py adds it from the docstring's first word)"
+            f"{name}: {test} grades {graded[test]} (its grades marker), so it carries exactly that function's marker "
+            f"(it has {functions or 'none'}; the student's conftest.py adds it from the grades marker)"
         )
 
 

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
-from autograder.release import student_files
+from autograder.student_folder import student_files
 
 NAMES = list_assignments(KIT_ROOT)
 
@@ -53,9 +53,8 @@ with open(sys.argv[-1], "w") as f:
 """
 
 GRADING = """
-from types import SimpleNamespace
-
 from autograder.config import KIT_ROOT, load_assignment
+from autograder.local import ModuleStudent
 from autograder.grade import pytest_args
 from autograder.scoring import ScoringPlugin
 
@@ -64,7 +63,7 @@ for name in sys.argv[1:-1]:
     assignment = load_assignment(name, KIT_ROOT)
     probe = Probe()
     sys.path.insert(0, str(assignment.tests_dir))  # as grade_submission does
-    pytest.main(pytest_args(assignment, "public"), plugins=[ScoringPlugin(assignment, SimpleNamespace(), float("inf")), probe])
+    pytest.main(pytest_args(assignment, "public"), plugins=[ScoringPlugin(assignment, ModuleStudent(None), float("inf")), probe])
     sys.path.remove(str(assignment.tests_dir))
     out[name] = probe.seeds
 with open(sys.argv[-1], "w") as f:

@@ -222,17 +222,17 @@ def test_a_users_sysv_segments_are_counted_and_removed():
 
 
 def test_the_no_namespace_path_can_be_forced(monkeypatch):
-    from autograder.sandbox import worker
+    from autograder.sandbox import isolation
 
     monkeypatch.setenv("KIT_NO_NAMESPACES", "1")
-    worker.isolation_features.cache_clear()
+    isolation.isolation_features.cache_clear()
     try:
-        assert worker.isolation_features() == frozenset() and not worker.namespaces_available()
+        assert isolation.isolation_features() == frozenset() and not isolation.namespaces_available()
         if running_as_root():
-            assert "KIT_NO_NAMESPACES" in worker.isolation_summary()
+            assert "KIT_NO_NAMESPACES" in isolation.isolation_summary()
     finally:
         monkeypatch.delenv("KIT_NO_NAMESPACES")
-        worker.isolation_features.cache_clear()
+        isolation.isolation_features.cache_clear()
 
 
 @pytest.mark.skipif(not running_as_root(), reason="needs a second user")

@@ -7,11 +7,13 @@ these tests make the rule visible as a line of its own per function in the resul
 (one test per function, so each function's summary and gradebook column carries its own point).
 """
 
+import pytest
 from support_attention import randn, random_mask
 
 from autograder.checks import expect_close
 
 
+@pytest.mark.grades("softmax")
 def test_softmax_by_hand(student, reference, gen):
     """softmax: written by hand, without PyTorch's softmax"""
     x = randn(gen, (3, 5))
@@ -19,6 +21,7 @@ def test_softmax_by_hand(student, reference, gen):
     expect_close(student.softmax(x), reference.softmax(x), "softmax(x) for x of shape (3, 5), float64", atol=1e-12)
 
 
+@pytest.mark.grades("scaled_dot_product_attention")
 def test_sdpa_by_hand(student, reference, gen):
     """scaled_dot_product_attention: written by hand, without PyTorch's attention or softmax"""
     q, k, v = randn(gen, (2, 4, 6)), randn(gen, (2, 5, 6)), randn(gen, (2, 5, 3))

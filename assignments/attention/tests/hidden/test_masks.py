@@ -9,6 +9,7 @@ from autograder.checks import as_float64, expect_close, expect_dtype, expect_sha
 SDPA = "scaled_dot_product_attention"
 
 
+@pytest.mark.grades("causal_mask")
 @pytest.mark.parametrize("n", [2, 4, 9])  # not 1: an empty mask would pass there
 def test_causal_mask(student, n):
     """causal_mask: True strictly above the diagonal, dtype bool"""
@@ -24,6 +25,7 @@ def test_causal_mask(student, n):
     )
 
 
+@pytest.mark.grades("padding_mask")
 @pytest.mark.parametrize("case", ["mixed lengths", "empty and full"])
 def test_padding_mask(student, gen, case):
     """padding_mask: True at positions >= length, dtype bool"""
@@ -51,6 +53,7 @@ def _attend(student, x, mask):
     return as_float64(student.scaled_dot_product_attention(x, x, x, mask=mask)[0], "the self-attention output")
 
 
+@pytest.mark.grades("causal_mask")
 @pytest.mark.parametrize("t", [1, 3, 5])
 def test_future_independence(student, gen, t):
     """causal_mask: with it, changing tokens at positions >= t leaves outputs before t unchanged"""
@@ -77,6 +80,7 @@ def test_future_independence(student, gen, t):
     )
 
 
+@pytest.mark.grades("padding_mask")
 def test_padding_and_causal(student, reference, gen):
     """padding_mask: combined with causal_mask by broadcasting, drives attention correctly"""
     B, T, d = 3, 6, 5

@@ -17,6 +17,8 @@ from support_attention import (
 from autograder.checks import as_float64, expect_close, expect_dtype, expect_shape, expect_true
 from autograder.worker import ops
 
+pytestmark = pytest.mark.grades("scaled_dot_product_attention")  # the function these tests grade (summary, dashboard, pytest -m)
+
 SDPA = "scaled_dot_product_attention"
 
 

@@ -13,6 +13,7 @@ CACHE_HINT = ("A cached step: its first position is t0 = len(cache) (positions[t
 
 # Each case pairs a one-token query (whose right mask blocks nothing) with a mask that blocks
 # something, so a causal_mask that blocks nothing at all earns no case.
+@pytest.mark.grades("causal_mask")
 @pytest.mark.parametrize("shapes", [((1, 1), (2, 2)), ((1, 6), (3, 7)), ((5, 5),), ((4, 6),)], ids=str)
 def test_causal_mask_matches_reference(student, reference, shapes):
     """causal_mask: the last n_q of n_k positions may see every key up to their own position"""
@@ -34,6 +35,7 @@ def _update_sequence(module_kvcache, k1, v1, k2, v2, k3, v3):
     return cache.update(0, k3, v3)
 
 
+@pytest.mark.grades("KVCache")
 def test_cache_update_appends(student, gen):
     """KVCache: update appends the new keys and values after the stored ones and returns them all"""
     k1, v1, k2, v2 = (torch.randn(2, 3, 4, generator=gen, dtype=torch.float64) for _ in range(4))
@@ -52,6 +54,7 @@ def _overflow(module_kvcache, d=3):
     return cache.update(0, torch.zeros(1, 2, d), torch.zeros(1, 2, d))      # 4 + 2 > max_len = 5
 
 
+@pytest.mark.grades("KVCache")
 def test_cache_max_len_raises(student, gen):
     """KVCache: update raises ValueError past max_len (exactly max_len fits); forward too"""
     expect_raises(lambda: _overflow(student.KVCache), (ValueError,),
@@ -73,6 +76,7 @@ def test_cache_max_len_raises(student, gen):
 FORWARD_CASES = {"2 layers, T=7": (2, 7, 2), "3 layers, T = max_len": (1, 24, 3), "1 layer, T=1": (3, 1, 1)}
 
 
+@pytest.mark.grades("forward")
 @pytest.mark.parametrize("case", list(FORWARD_CASES), ids=list(FORWARD_CASES))
 def test_forward_matches_reference(student, reference, gen, case):
     """forward: without a cache, the attention-only LM with the causal mask, against the reference"""
@@ -95,6 +99,7 @@ CHUNKS = {
 }
 
 
+@pytest.mark.grades("forward")
 @pytest.mark.parametrize("case", list(CHUNKS), ids=list(CHUNKS))
 def test_cached_forward_equals_recompute(student, reference, gen, case):
     """forward: through a KVCache, chunk by chunk, equals one pass over the whole sequence"""
@@ -123,6 +128,7 @@ def _cache_states(module, prm, toks, chunks):
     return states
 
 
+@pytest.mark.grades("KVCache")
 def test_cache_never_changes_earlier_entries(student, reference, gen):
     """KVCache: after each forward step, every layer holds the keys and values of all positions fed, the old unchanged"""
     prm = params(gen)
@@ -164,6 +170,7 @@ def _forward_on_stored(module, prm, stored_k, stored_v, toks):
     return module.forward(prm, toks, cache)
 
 
+@pytest.mark.grades("forward")
 @pytest.mark.parametrize("case", list(STORED), ids=list(STORED))
 def test_forward_reads_the_cache(student, reference, gen, case):
     """forward: a cached step attends to the keys and values stored in the cache (whatever they are)"""
@@ -222,6 +229,7 @@ def _describe(steps, upto=None):
     return ", ".join(words)
 
 
+@pytest.mark.grades("KVCache")
 def test_cache_returns_stay_valid(student, gen):
     """KVCache: the (K, V) an update returned never change afterwards (later updates write elsewhere)"""
     steps = _script(gen)
@@ -243,6 +251,7 @@ def test_cache_returns_stay_valid(student, gen):
             )
 
 
+@pytest.mark.grades("KVCache")
 def test_cache_len_is_layer_zero(student, gen):
     """KVCache: len(cache) is layer 0's number of positions, also while the other layers lag behind"""
     steps = _script(gen)

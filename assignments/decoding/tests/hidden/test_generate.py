@@ -6,6 +6,8 @@ from support_decoding import finite, helpers, params, token_ids, tokens
 
 from autograder.checks import Feedback, derived, expect_close, expect_raises, expect_true
 
+pytestmark = pytest.mark.grades("generate")  # the function these tests grade (summary, dashboard, pytest -m)
+
 GREEDY = {
     "cache, prompt 3, 6 new": (True, 3, 6, 2),
     "no cache, prompt 3, 6 new": (False, 3, 6, 2),

@@ -24,6 +24,7 @@ def _args(kwargs):
     return ", ".join(f"{k}={v}" for k, v in kwargs.items()) or "defaults"
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("temperature", [0.5, 1.0, 2.5])
 def test_probs_temperature(student, reference, gen, temperature):
     """next_token_probs: softmax(logits / temperature), against the exact distribution"""
@@ -31,6 +32,7 @@ def test_probs_temperature(student, reference, gen, temperature):
     _compare_probs(student, reference, logits, temperature=temperature)
 
 
+@pytest.mark.grades("next_token_probs")
 def test_temperature_zero_is_greedy(student, gen):
     """next_token_probs: temperature 0 puts all the mass on the argmax (sample_next returns it)"""
     logits = distinct_logits(5, 6, gen)
@@ -57,6 +59,7 @@ INVALID = {
 }
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("case", list(INVALID), ids=list(INVALID))
 def test_invalid_arguments_raise(student, gen, case):
     """next_token_probs: ValueError for a negative temperature, top_k < 1, top_p outside (0, 1]"""
@@ -69,6 +72,7 @@ def test_invalid_arguments_raise(student, gen, case):
         )
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("k", [1, 3, 6, 9])
 def test_top_k_matches_reference(student, reference, gen, k):
     """next_token_probs: top-k keeps exactly the k most probable tokens, renormalised"""
@@ -76,6 +80,7 @@ def test_top_k_matches_reference(student, reference, gen, k):
     _compare_probs(student, reference, logits, temperature=0.8, top_k=k)
 
 
+@pytest.mark.grades("next_token_probs")
 def test_top_k_ties_keep_exactly_k(student, gen):
     """next_token_probs: top-k keeps exactly k tokens when there are ties at the boundary"""
     # row r: the k-th and (k+1)-th largest logits are equal
@@ -126,6 +131,7 @@ def _first_argmax(logits):
     return torch.tensor([row.index(max(row)) for row in rows])                 # the first of tied maxima
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("case", list(GREEDY_TIES), ids=list(GREEDY_TIES))
 def test_greedy_first_argmax(student, seed, case):
     """next_token_probs: temperature 0 is exactly the first argmax (ties, near-ties, huge logits, with top_k/top_p)"""
@@ -165,6 +171,7 @@ def _kept_sorted(probs):
     return torch.cat([kept[:, None], probs.sort(dim=-1, descending=True).values], dim=-1)
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("case", list(EXACT_THRESHOLD), ids=list(EXACT_THRESHOLD))
 def test_top_p_exact_threshold(student, case):
     """next_token_probs: top-p drops the token whose preceding mass equals top_p exactly"""
@@ -185,6 +192,7 @@ def test_top_p_exact_threshold(student, case):
     )
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("top_p", [0.3, 0.6, 0.9, 1.0])
 def test_top_p_matches_reference(student, reference, gen, top_p):
     """next_token_probs: the nucleus keeps the token that crosses top_p"""
@@ -199,6 +207,7 @@ COMBINED = {
 }
 
 
+@pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("case", list(COMBINED), ids=list(COMBINED))
 def test_top_p_after_temperature_and_top_k(student, reference, gen, case):
     """next_token_probs: temperature, then top-k, then top-p on the renormalised result"""
@@ -213,6 +222,7 @@ SINGLE = {
 }
 
 
+@pytest.mark.grades("sample_next")
 @pytest.mark.parametrize("case", list(SINGLE), ids=list(SINGLE))
 def test_single_token_exact(student, gen, seed, case):
     """sample_next: when the filtered distribution has one token, every draw is that token"""
@@ -252,6 +262,7 @@ def _frequency_failures(tokens, probs):
     return flags.tolist(), freq
 
 
+@pytest.mark.grades("sample_next")
 @pytest.mark.parametrize("case", list(FREQUENCY_CASES), ids=list(FREQUENCY_CASES))
 def test_sample_frequencies(student, reference, gen, seed, case):
     """sample_next: frequencies of 20000 seeded draws match the exact distribution"""
@@ -287,6 +298,7 @@ def _delayed_draws_differ(sample_next, make_gen, logits, seed):
     return float(fresh.shape != delayed.shape or not torch.equal(fresh, delayed))
 
 
+@pytest.mark.grades("sample_next")
 def test_generator_reproducible(student, seed):
     """sample_next: draws only from the generator (the global random state changes nothing)"""
     logits = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).repeat(300, 1)  # (300, 6)

@@ -6,6 +6,8 @@ from support_embeddings import as_words, cosines, course_pipeline, random_embedd
 
 from autograder.checks import expect_true
 
+pytestmark = pytest.mark.grades("analogy")  # the function these tests grade (summary, dashboard, pytest -m)
+
 VOCAB = ["w%02d" % i for i in range(15)]
 HINT = ("'a is to b as c is to ?' asks for the words nearest to E[b] - E[a] + E[c] (king - man + woman for "
         "a=man, b=king, c=woman), skipping a, b and c themselves.")

@@ -6,6 +6,8 @@ from support_embeddings import random_corpus, rng_for, shuffled_vocab
 
 from autograder.checks import expect_close
 
+pytestmark = pytest.mark.grades("cooccurrence")  # the function these tests grade (summary, dashboard, pytest -m)
+
 HINT = (
     "For the word at position i, count the words at positions j with 0 < |i - j| <= window (both sides, "
     "never i itself), and only inside the same sentence; C[w, c] uses the row/column order of vocab."

@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from support_embeddings import cosine_tolerance, expect_number, rng_for
 
+pytestmark = pytest.mark.grades("cosine_similarity")  # the function these tests grade (summary, dashboard, pytest -m)
+
 HINT = "cosine(a, b) = a·b / (|a| |b|): divide the dot product by the lengths of BOTH vectors."
 
 

@@ -6,6 +6,7 @@ Near-ties (king/prince, queen/princess) are never compared by order.
 """
 
 
+import pytest
 from support_embeddings import ROYAL_WORDS, as_array, as_words, expect_number
 
 from autograder.checks import expect_close, expect_true
@@ -23,6 +24,7 @@ def _student_embeddings(student):
 PIPELINE = "your pipeline cooccurrence(window=6) -> ppmi -> svd_embeddings(k=8) on the course's corpus"
 
 
+@pytest.mark.grades("svd_embeddings")
 def test_course_similarities(student):
     """svd_embeddings: the course's king~prince 1.0 and king~queen 0.997"""
     vocab, E = _student_embeddings(student)
@@ -39,6 +41,7 @@ def test_course_similarities(student):
                  "at 0, the top-8 singular directions scaled by sqrt(S), unit rows.")
 
 
+@pytest.mark.grades("nearest")
 def test_bank_neighbours(student):
     """nearest: 'bank' is nearest to river and money, and far from every royal word"""
     vocab, E = _student_embeddings(student)

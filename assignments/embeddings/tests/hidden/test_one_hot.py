@@ -6,6 +6,8 @@ from support_embeddings import as_array, rng_for
 
 from autograder.checks import expect_close, expect_shape, expect_true
 
+pytestmark = pytest.mark.grades("one_hot")  # the function these tests grade (summary, dashboard, pytest -m)
+
 CASES = {
     "one word, vocabulary of 1": ([0], 1),
     "5 words of 7, in random order": None,  # drawn from the seed

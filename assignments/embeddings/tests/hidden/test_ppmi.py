@@ -6,6 +6,8 @@ from support_embeddings import as_array, random_corpus, random_counts, rng_for
 
 from autograder.checks import expect_close, expect_true
 
+pytestmark = pytest.mark.grades("ppmi")  # the function these tests grade (summary, dashboard, pytest -m)
+
 HINT = (
     "PPMI[w, c] = max(ln(P(w, c) / (P(w) P(c))), 0) with P(w, c) = C[w, c] / C.sum(), P(w) = row sum / C.sum() "
     "and P(c) = column sum / C.sum(); natural log (np.log), negative values clipped to 0."

@@ -6,6 +6,8 @@ from support_embeddings import as_array, course_pipeline, random_corpus, rng_for
 
 from autograder.checks import Feedback, expect_close, expect_shape, expect_true
 
+pytestmark = pytest.mark.grades("svd_embeddings")  # the function these tests grade (summary, dashboard, pytest -m)
+
 HINT = (
     "With U, S, Vt = np.linalg.svd(M): E = U[:, :k] * np.sqrt(S[:k]) (the FIRST k columns of U, the ones with "
     "the largest singular values, scaled by the square root), then each row divided by its length. "

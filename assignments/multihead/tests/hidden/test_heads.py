@@ -12,6 +12,7 @@ def _ids(shapes):
     return [f"B={B},T={T},d={d},h={h}" for B, T, d, h in shapes]
 
 
+@pytest.mark.grades("split_heads")
 @pytest.mark.parametrize("B,T,d,h", SHAPES, ids=_ids(SHAPES))
 def test_split_heads_layout(student, gen, B, T, d, h):
     """split_heads: head i holds features [i*d/h, (i+1)*d/h) of every position"""
@@ -28,6 +29,7 @@ def test_split_heads_layout(student, gen, B, T, d, h):
     )
 
 
+@pytest.mark.grades("merge_heads")
 @pytest.mark.parametrize("B,T,d,h", SHAPES, ids=_ids(SHAPES))
 def test_merge_heads_inverse(student, gen, B, T, d, h):
     """merge_heads: concatenates the heads back, the exact inverse of split_heads"""
@@ -49,6 +51,7 @@ def test_merge_heads_inverse(student, gen, B, T, d, h):
     )
 
 
+@pytest.mark.grades("split_heads")
 def test_split_heads_value_error(student, gen):
     """split_heads: ValueError when d is not divisible by n_heads"""
     x = torch.randn(2, 3, 10, generator=gen)

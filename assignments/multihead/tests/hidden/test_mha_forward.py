@@ -15,6 +15,8 @@ from support_multihead import (
 
 from autograder.checks import expect_close, expect_dtype, expect_shape
 
+pytestmark = pytest.mark.grades("MultiHeadAttention")  # the function these tests grade (summary, dashboard, pytest -m)
+
 HINT_OUT = (
     "Check, in order: Q, K, V come from rows [0,d), [d,2d), [2d,3d) of in_proj_weight (plus in_proj_bias); "
     "scores are divided by sqrt(d_h) = sqrt(d_model / n_heads); the head outputs are concatenated "

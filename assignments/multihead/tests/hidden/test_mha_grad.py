@@ -13,6 +13,8 @@ from support_multihead import (
 
 from autograder.checks import expect_close, expect_true
 
+pytestmark = pytest.mark.grades("MultiHeadAttention")  # the function these tests grade (summary, dashboard, pytest -m)
+
 B, H, D, N_Q, N_K = 2, 4, 16, 5, 7
 
 

@@ -7,6 +7,8 @@ from torch import nn
 
 from autograder.checks import expect_close, expect_raises, expect_true
 
+pytestmark = pytest.mark.grades("MultiHeadAttention")  # the function these tests grade (summary, dashboard, pytest -m)
+
 
 @pytest.mark.parametrize("bias", [True, False], ids=["bias=True", "bias=False"])
 def test_parameter_names_and_shapes(student, gen, bias):

@@ -1,5 +1,6 @@
 """MultiHeadAttention + sinusoidal_positions: attention alone is order-blind; positions fix that ("dog bites man")."""
 
+import pytest
 import torch
 from support_multihead import random_torch_mha, state_dict_of, student_mha
 
@@ -8,6 +9,7 @@ from autograder.checks import as_float64, expect_close, expect_true
 D, H = 16, 2
 
 
+@pytest.mark.grades("MultiHeadAttention")
 def test_self_attention_is_permutation_equivariant(student, gen):
     """MultiHeadAttention: without positions, permuting the input rows permutes the output rows"""
     B, n = 2, 6
@@ -31,6 +33,7 @@ def test_self_attention_is_permutation_equivariant(student, gen):
                  hint="Reordering the tokens must reorder both the query rows and the key columns of every head's weights.")
 
 
+@pytest.mark.grades("sinusoidal_positions")
 def test_positions_break_equivariance(student, gen):
     """sinusoidal_positions: adding them tells "dog bites man" from "man bites dog" """
     sd = state_dict_of(random_torch_mha(D, H, True, gen))

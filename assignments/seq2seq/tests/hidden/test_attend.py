@@ -5,6 +5,8 @@ import torch
 
 from autograder.checks import expect_close, expect_shape, expect_true
 
+pytestmark = pytest.mark.grades("attend")  # the function these tests grade (summary, dashboard, pytest -m)
+
 SHAPES = [(3, 5, 4), (1, 1, 8), (4, 9, 32), (2, 16, 7)]  # (B, T, h); T = 1 and odd h included
 
 

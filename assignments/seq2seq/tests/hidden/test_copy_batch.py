@@ -14,6 +14,8 @@ from support_seq2seq import HELPERS
 
 from autograder.checks import expect_true
 
+pytestmark = pytest.mark.grades("copy_batch")  # the function these tests grade (summary, dashboard, pytest -m)
+
 CASES = [(5, 7), (64, 8), (3, 1)]  # (batch_size, length); length 1 gives tgt_in = [[BOS]]
 
 

@@ -30,6 +30,7 @@ def _models(student, reference, seed, size):
     return ref, sd, student_model(student, "AttnSeq2Seq", sd, vocab=VOCAB, **size)
 
 
+@pytest.mark.grades("AttnSeq2Seq.step")
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_step_matches_reference(student, reference, gen, seed, size):
     """AttnSeq2Seq.step: logits and new state equal the reference's (same weights, float64)"""
@@ -59,6 +60,7 @@ def test_step_matches_reference(student, reference, gen, seed, size):
     )
 
 
+@pytest.mark.grades("AttnSeq2Seq.forward")
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_forward_matches_reference(student, reference, gen, seed, size):
     """AttnSeq2Seq.forward: teacher-forced logits equal the reference's (same weights, float64)"""
@@ -79,6 +81,7 @@ def test_forward_matches_reference(student, reference, gen, seed, size):
     )
 
 
+@pytest.mark.grades("AttnSeq2Seq.generate")
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_generate_matches_reference(student, reference, gen, seed, size):
     """AttnSeq2Seq.generate: greedy free-running tokens equal the reference's (same weights, float64)"""

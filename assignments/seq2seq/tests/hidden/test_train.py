@@ -15,6 +15,8 @@ from support_seq2seq import (
 
 from autograder.checks import expect_close, expect_true
 
+pytestmark = pytest.mark.grades("train_copy")  # the function these tests grade (summary, dashboard, pytest -m)
+
 # CopyProbe: a tiny model from worker_helpers.py, so train_copy is checked even if
 # AttnSeq2Seq is wrong. AttnSeq2Seq: the student's own model. The init scales (4 and 3)
 # make the gradient norms about 5 and 1.5 in these steps, so clipping at 1.0 changes the updates.

@@ -6,6 +6,8 @@ from support_transformer import causal, random_mask, state_dict_of, torch_block
 
 from autograder.checks import expect_close, expect_true
 
+pytestmark = pytest.mark.grades("TransformerBlock")  # the function these tests grade (summary, dashboard, pytest -m)
+
 CASES = {
     "no mask": (16, 4, 32, 7, None),
     "causal mask": (16, 2, 24, 9, "causal"),

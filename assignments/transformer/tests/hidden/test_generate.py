@@ -8,6 +8,8 @@ from support_transformer import expect_grad_off_in_source, probe_pair, tokens
 
 from autograder.checks import expect_close, expect_true
 
+pytestmark = pytest.mark.grades("generate")  # the function these tests grade (summary, dashboard, pytest -m)
+
 VOCAB = 7
 # (prompt length, n_new, max_len): the second case starts longer than the context window
 CASES = {"short prompt": (3, 5, 16), "prompt longer than max_len": (7, 6, 5)}

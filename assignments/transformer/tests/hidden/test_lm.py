@@ -6,6 +6,8 @@ from support_transformer import positional_table_keys, randomise_, state_dict_of
 
 from autograder.checks import expect_close, expect_dtype, expect_raises, expect_shape, expect_true
 
+pytestmark = pytest.mark.grades("TinyCausalLM")  # the function these tests grade (summary, dashboard, pytest -m)
+
 # (vocab, d_model, n_heads, d_ff, n_layers, max_len, batch, T, dtype)
 CASES = {
     "course sizes, float64": (8, 32, 4, 64, 2, 64, 3, 12, torch.float64),

@@ -7,6 +7,8 @@ from support_transformer import probe_pair, tokens
 
 from autograder.checks import describe, expect_close, expect_true
 
+pytestmark = pytest.mark.grades("lm_loss")  # the function these tests grade (summary, dashboard, pytest -m)
+
 CASES = {"vocab 5, (4, 9)": (5, 4, 9), "vocab 11, (3, 13)": (11, 3, 13)}
 
 

@@ -9,11 +9,14 @@ triggers and AdamW's weight decay moves the weights visibly.
 
 import math
 
+import pytest
 import torch
 import torch.nn.functional as F
 from support_transformer import counting, expect_grad_off_in_source, fmt, helpers, probe_pair, tokens
 
 from autograder.checks import Feedback, as_float64, expect_close, expect_true
+
+pytestmark = pytest.mark.grades("train")  # the function these tests grade (summary, dashboard, pytest -m)
 
 VOCAB, D, MAX_LEN, LENGTH = 6, 8, 16, 9
 # float64 probes: two correct loops differ by round-off in sums taken in another order, which

@@ -4,17 +4,21 @@ A test that fails at a check whose value no recorded call produced (a model buil
 trained, then queried; a value drawn through a worker helper; a plain number) needs no
 hand-written replay: the diagnoser runs **the test itself** again, in this process, with
 ``student`` bound to a catalogued mistake (trusted code: the reference with the mistake),
-and looks at where that run fails. Checks are numbered as they run
-(:func:`autograder.checks.checkpoint`), so "where" is the same check of the same test on
-the same inputs (the same parameters, seeds and a fresh generator from the same seed).
+and looks at where that run fails. Each step of a test is named by its call site as it runs
+(:mod:`autograder.per_test`: the test's line and how many times that line has made a step), so
+"where" is the same check of the same test on the same inputs (the same parameters, seeds and a
+fresh generator from the same seed), even when the two runs took a different number of steps
+before it.
 
 What a replay observes (:meth:`TestReplay.observe`):
 
 * the mistake fails **at the student's check**: the value that check was given (``got``),
   or the :class:`~autograder.checks.Outcome` when its code raised there;
-* it fails **at an earlier check**, which the student's code passed: :data:`EARLIER`, a
+* it fails **at an earlier check**, one the student's code passed: :data:`EARLIER`, a
   result of its own that the student's code did not produce (it can rule the mistake out);
-* it passes that check (fails later, or not at all): :data:`PASSED`, what the reference does.
+* it passes that check (fails later, or not at all): :data:`PASSED`, what the reference does;
+* it fails at a check the student's code never reached, without reaching the student's: the two
+  runs took different paths, which proves nothing either way (:data:`UNKNOWN`).
 
 The reference passes every test (the release's self-check proves it), so its observation is
 :data:`PASSED` without running it.
@@ -33,8 +37,9 @@ from typing import Any
 
 import torch
 
-from .checks import Feedback, Outcome, recording
+from .checks import Feedback, Outcome
 from .local import ModuleStudent
+from .per_test import Site, TestContext, per_test
 
 PASSED = Outcome("passed")  # the replay passed the student's failing check (what the reference does)
 EARLIER = Outcome("failed-earlier")  # the replay failed a check the student's code passed
@@ -46,10 +51,19 @@ class TestReplay:
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, function: Any, arguments: dict, check: int, module_name: str, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        function: Any,
+        arguments: dict,
+        check: Site,
+        module_name: str,
+        seed: int | None = None,
+        passed: frozenset = frozenset(),
+    ) -> None:
         self.function = function
         self.arguments = arguments
-        self.check = check
+        self.check = check  # the step the student's run failed at
+        self.passed = passed  # the steps it passed before it
         self.module_name = module_name
         self.seed = seed if seed is not None else arguments.get("seed")  # the `gen` fixture's seed
 
@@ -69,7 +83,8 @@ class TestReplay:
             return None
         if "gen" in names and not isinstance(funcargs.get("seed"), int):
             return None  # a generator this side cannot draw again
-        return cls(function, {name: funcargs[name] for name in names}, check, module_name, funcargs.get("seed"))
+        passed = getattr(exc, "passed", frozenset())
+        return cls(function, {name: funcargs[name] for name in names}, check, module_name, funcargs.get("seed"), passed)
 
     def _arguments(self, student: ModuleStudent) -> dict:
         arguments = dict(self.arguments)
@@ -84,13 +99,13 @@ class TestReplay:
         saved = sys.modules.get(self.module_name)
         sys.modules[self.module_name] = module  # worker helpers find the student's module there, as in the worker
         try:
-            with recording() as registry:
+            with per_test() as context:
                 try:
                     self.function(**self._arguments(student))
                 except Feedback as exc:  # a check failed, or the implementation raised (as the seam reports it)
-                    return self._at(exc.check, exc.got)
+                    return self._at(exc.check, exc.got, context)
                 except Exception:  # noqa: BLE001 - the test's own code could not read what the implementation gave
-                    return self._at(registry.checks, None)
+                    return self._at(context.last, None, context)
             return PASSED
         finally:
             if saved is None:
@@ -98,12 +113,17 @@ class TestReplay:
             else:
                 sys.modules[self.module_name] = saved
 
-    def _at(self, check: int | None, got: Any) -> Any:
-        if check is None or check > self.check:
+    def _at(self, check: Site | None, got: Any, context: TestContext) -> Any:
+        """What failing at step ``check`` (with ``got``) means, against the student's failing step."""
+        if check is None:
             return PASSED
-        if check < self.check:
+        if check == self.check:
+            return UNKNOWN if got is None else got
+        if self.check in context.steps[:-1]:  # it passed the student's failing check, and failed later
+            return PASSED
+        if check in self.passed:  # it failed a check the student's code passed
             return EARLIER
-        return UNKNOWN if got is None else got
+        return UNKNOWN  # a check the student's code never reached: the runs took different paths
 
 
 def load_helpers(path: Path | None) -> Any:

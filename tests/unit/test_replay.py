@@ -4,8 +4,9 @@ import types
 
 import torch
 
-from autograder.checks import Feedback, Outcome, checkpoint, expect_close, expect_true, recording
-from autograder.test_replay import EARLIER, PASSED, UNKNOWN, ModuleStudent, TestReplay
+from autograder.checks import Feedback, Outcome, expect_close, expect_true
+from autograder.per_test import checkpoint, per_test
+from autograder.replay import EARLIER, PASSED, UNKNOWN, ModuleStudent, TestReplay
 
 
 def _module(**functions):
@@ -24,8 +25,8 @@ def toy_test(student, seed, gen):
 
 
 def _student_failure(student_module):
-    """Run toy_test as the grader does (one recording per test) and return the Feedback it raised."""
-    with recording():
+    """Run toy_test as the grader does (one context per test) and return the Feedback it raised."""
+    with per_test():
         try:
             toy_test(ModuleStudent(student_module), 3, torch.Generator().manual_seed(3))
         except Feedback as exc:
@@ -39,7 +40,7 @@ RIGHT = {"double": lambda x: 2 * x, "halve": lambda x: x / 2}
 def test_the_same_check_gives_the_mistakes_value_and_other_checks_say_where():
     student = _module(double=lambda x: 3 * x, halve=RIGHT["halve"])
     exc = _student_failure(student)
-    replay = TestReplay(toy_test, {"student": None, "seed": 3, "gen": None}, exc.check, "toy")
+    replay = TestReplay(toy_test, {"student": None, "seed": 3, "gen": None}, exc.check, "toy", passed=exc.passed)
     same = replay.observe(_module(double=lambda x: 3 * x, halve=RIGHT["halve"]))
     assert torch.equal(same, exc.got), "the same mistake gives the student's value at the same check"
     assert replay.observe(_module(**RIGHT)) is PASSED
@@ -59,7 +60,7 @@ def test_a_fresh_generator_from_the_same_seed_and_copies_in_and_out():
 
     student = _module(double=lambda x: 2 * x + 1, halve=RIGHT["halve"])
     exc = _student_failure(student)
-    replay = TestReplay(toy_test, {"student": None, "seed": 3, "gen": torch.Generator()}, exc.check, "toy")
+    replay = TestReplay(toy_test, {"student": None, "seed": 3, "gen": torch.Generator()}, exc.check, "toy", passed=exc.passed)
     assert replay.observe(_module(double=double_in_place, halve=RIGHT["halve"])) is PASSED
     assert torch.equal(seen[0], torch.randn(4, generator=torch.Generator().manual_seed(3), dtype=torch.float64))
 
@@ -71,20 +72,45 @@ def test_a_raise_in_the_implementation_is_an_outcome_at_its_step():
     student = _module(double=raising, halve=RIGHT["halve"])
     exc = _student_failure(student)
     assert exc.got == Outcome.raised("ValueError", "no")
-    replay = TestReplay(toy_test, {"student": None, "seed": 3, "gen": None}, exc.check, "toy")
+    replay = TestReplay(toy_test, {"student": None, "seed": 3, "gen": None}, exc.check, "toy", passed=exc.passed)
     assert replay.observe(_module(double=raising, halve=RIGHT["halve"])) == Outcome.raised("ValueError", "no")
     assert replay.observe(_module(**RIGHT)) is PASSED
 
 
-def test_checks_and_calls_are_numbered_per_test():
-    with recording() as registry:
+def test_checks_and_calls_are_named_by_their_call_site_per_test():
+    with per_test() as context:
         checkpoint()
-        expect_true(True, "fine")
+        for _ in range(2):
+            expect_true(True, "fine")
         try:
             expect_true(False, "no", got=1)
         except Feedback as exc:
-            assert exc.check == 3 == registry.checks
+            assert exc.check == context.steps[-1] and len(context.steps) == 4
+            assert exc.check[0] == __file__ and exc.check[2] == 1, "this line's first step"
+            assert context.steps[2][1] == context.steps[1][1] and context.steps[2][2] == 2, "the same line, once more"
+            assert exc.passed == frozenset(context.steps[:3])
     assert Feedback("outside a test").check is None
+
+
+def test_a_replay_that_takes_more_steps_before_the_same_check_is_compared_at_that_check():
+    """A check is found by its call site, not by counting steps: a mistake that calls the student's code once
+    more before the failing check (a conversion, a retry) is still compared with the student there."""
+
+    def looping(student, seed, gen):
+        x = torch.ones(3, dtype=torch.float64)
+        for _ in range(int(student.rounds())):
+            student.double(x)
+        expect_close(student.double(x), 2 * x, "double(x)", atol=0)
+
+    wrong = dict(double=lambda x: 3 * x, halve=RIGHT["halve"])
+    with per_test():
+        try:
+            looping(ModuleStudent(_module(rounds=lambda: 1, **wrong)), 0, None)
+        except Feedback as exc:
+            failure = exc
+    replay = TestReplay(looping, {"student": None, "seed": 0, "gen": None}, failure.check, "toy", passed=failure.passed)
+    assert torch.equal(replay.observe(_module(rounds=lambda: 3, **wrong)), failure.got), "two more calls, the same check"
+    assert replay.observe(_module(rounds=lambda: 3, double=RIGHT["double"], halve=RIGHT["halve"])) is PASSED
 
 
 def test_nothing_to_compare_proves_nothing():
@@ -92,7 +118,12 @@ def test_nothing_to_compare_proves_nothing():
         student.double(torch.ones(2))
         raise Feedback("no value here")
 
-    replay = TestReplay(no_value, {"student": None, "seed": 0, "gen": None}, 1, "toy")
+    with per_test():
+        try:
+            no_value(ModuleStudent(_module(**RIGHT)), 0, None)
+        except Feedback as exc:
+            failure = exc
+    replay = TestReplay(no_value, {"student": None, "seed": 0, "gen": None}, failure.check, "toy", passed=failure.passed)
     assert replay.observe(_module(**RIGHT)) is UNKNOWN
 
 
@@ -103,7 +134,7 @@ def test_a_test_that_takes_gen_alone_is_replayed_from_the_fixtures_seed():
         toy_test(student, None, gen)
 
     student = _module(double=lambda x: 3 * x, halve=RIGHT["halve"])
-    with recording():
+    with per_test():
         try:
             gen_only(ModuleStudent(student), torch.Generator().manual_seed(5))
         except Feedback as exc:

@@ -1,0 +1,210 @@
+"""The words of a grading, rendered from its record: each test's feedback and the summary by function.
+
+One job, shared by every audience's renderer (Gradescope's results.json in :mod:`.results`, PrairieLearn's
+in :mod:`.platforms.prairielearn_results`): :func:`feedback_texts` turns each :class:`.record.TestRecord` into
+the text under the test (the check's own words, then what the comparison with the catalogue concluded,
+then what the code printed), with a mistake explained once and pointed back to after; :func:`function_summary`
+is what a student reads first. Nothing here reads text back: every part comes from the record's fields.
+"""
+
+from __future__ import annotations
+
+from .record import GradingRecord, NamedMistake, TestRecord
+from .text_limits import cut
+
+# What a failed test says of the catalogue (record.DIAGNOSIS), beside the check's own words.
+NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
+UNAVAILABLE = "(The grader could not compare your result with the classic mistakes it knows this time.)"
+RESEMBLES = (
+    "(Your result here is what the classic mistake \u201c{title}\u201d gives, but that mistake does not explain the "
+    "rest of your results: other tests it fails pass, or it gives other wrong values elsewhere. Something else in "
+    "your code differs; the details above say where.)"
+)
+PRINTED = "Your code printed:\n"
+SAME_AS = "(The same likely mistake as in \u201c{name}\u201d above, explained there.)"
+MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
+OUTPUT_LIMIT_PER_TEST = 4000
+OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
+OPEN = {"hidden": 0, "after_published": 1, "after_due_date": 2, "visible": 3}  # how soon a student sees a test
+HIDDEN_SUMMARY_MODES = ("off", "points", "categories", "causes")  # assignment.toml [feedback] hidden_summary
+CATEGORY_CHARS = 240  # the categories of one function's lost hidden tests, on one line
+
+
+def explanation(names: list[str], named: dict[str, NamedMistake]) -> str:
+    """ "Likely mistake: <title>. <explanation>" for each named mistake (at most two), one per line."""
+    entries = [named[n] for n in names[:2] if n in named]
+    return "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries)
+
+
+def diagnosis_text(t: TestRecord, named: dict[str, NamedMistake]) -> str:
+    """What the comparison with the catalogue concluded for ``t``, in words ("" when it was not compared)."""
+    if t.diagnosis == "named":
+        return explanation(t.mistakes, named) or NO_MATCH
+    if t.diagnosis == "resembles" and t.mistakes and t.mistakes[0] in named:
+        return RESEMBLES.format(title=named[t.mistakes[0]].title.rstrip("."))
+    if t.diagnosis in ("none", "resembles"):
+        return NO_MATCH
+    if t.diagnosis == "unavailable":
+        return UNAVAILABLE
+    return ""
+
+
+def feedback_texts(record: GradingRecord) -> list[str]:
+    """Each test's feedback, in the record's order: its message, its diagnosis and what it printed, each
+    bounded (``text_limits.cut``) so the whole stays within ``OUTPUT_LIMIT_TOTAL``.
+
+    A mistake's explanation repeated from an earlier test becomes a pointer to that test, only where the
+    student can read the earlier one whole and at least as soon (a visible test never points into a hidden one).
+    """
+    limit = max(500, min(OUTPUT_LIMIT_PER_TEST, OUTPUT_LIMIT_TOTAL // max(1, len(record.tests))))
+    first: dict[str, tuple[str, int]] = {}  # explanation -> (the test that shows it whole, how soon it is seen)
+    texts = []
+    for t in record.tests:
+        seen_here = OPEN.get(t.visibility, 3)
+        head = [t.message] if t.message else []
+        diagnosis = diagnosis_text(t, record.named)
+        if diagnosis and t.diagnosis == "named" and len(diagnosis) >= MIN_REPEATED:
+            if diagnosis in first and first[diagnosis][1] >= seen_here:
+                head.append(SAME_AS.format(name=first[diagnosis][0]))
+            else:
+                head.append(diagnosis)
+                if len("\n\n".join(head)) <= limit:  # pointed back to only where it is read whole
+                    first[diagnosis] = (t.name, seen_here)
+        elif diagnosis:
+            head.append(diagnosis)
+        if t.printed.strip():
+            head.append(PRINTED + t.printed)
+        texts.append(cut("\n\n".join(head), limit))
+    return texts
+
+
+# -- what the student reads first ---------------------------------------------------
+
+
+def _category(title: str) -> str:
+    """``"softmax: a slice that is all -inf gives zeros [float32]"`` -> ``"a slice that is all -inf gives zeros"``."""
+    what = title.split(":", 1)[1] if ":" in title else title
+    if what.rstrip().endswith("]") and "[" in what:
+        what = what[: what.rindex("[")]
+    return what.strip()
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def bound_line(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a word boundary (never mid-word), with "…"."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
+
+
+def _first_line(text: str, limit: int = 240) -> str:
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "failed")
+    return bound_line(line, limit)
+
+
+def function_summary(
+    tests: list[TestRecord],
+    hidden_summary: str = "categories",
+    titles: dict[str, str] | None = None,
+    changes: dict[str, set[str]] | None = None,
+) -> str:
+    """One line per graded function (each test's declared ``function``), what the student reads first.
+
+    Tests a student sees now (``visible``): "passed", or the one most likely cause (the
+    first catalogued mistake recognised, else the first failing check's first line).
+    Tests whose details come later: points lost and what those tests check ("-14 in
+    hidden tests that check: fully blocked rows ..."), as ``hidden_summary`` allows:
+    ``off`` (nothing), ``points``, ``categories`` (the default) or ``causes`` (also the
+    likely mistake's title). Hidden inputs, expected values and outputs never appear.
+    """
+    titles = titles or {}
+    changes = changes or {}
+    by_function: dict[str, list[TestRecord]] = {}
+    for t in tests:
+        by_function.setdefault(t.function, []).append(t)
+    lines = []
+    for function, group in by_function.items():
+        line = _function_line(function, group, hidden_summary, titles, changes)
+        if line:
+            lines.append(f"- {function}: {line}")
+    if not lines:
+        return ""
+    head = "Summary by function"
+    if hidden_summary != "off" and any(t.visibility != "visible" for t in tests):
+        head += " (hidden tests: what they check and the points lost now; their full feedback once grades are published)"
+    return head + ":\n" + "\n".join(lines)
+
+
+def _function_line(
+    function: str, group: list[TestRecord], hidden_summary: str, titles: dict[str, str], changes: dict[str, set[str]]
+) -> str:
+    seen_now = [t for t in group if t.visibility == "visible"]
+    later = [t for t in group if t.visibility != "visible"]
+    parts = []
+    failed_now = [t for t in seen_now if t.status != "passed"]
+    missing = any(t.kind == "not-implemented" for t in group if t.status != "passed")
+    if missing:
+        parts.append("not implemented yet")
+    elif failed_now:
+        cause = next((titles[m] for t in failed_now for m in t.diagnoses if m in titles), None)
+        cause = cause or _first_line(failed_now[0].message)
+        parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; most likely: {cause.rstrip('.')}")
+    elif seen_now:
+        parts.append("public tests passed")
+    if later and hidden_summary != "off":
+        parts.append(_hidden_part(later, hidden_summary, titles, missing))
+    parts = [p for p in parts if p]
+    if not parts:
+        return ""
+    if all(t.status == "passed" for t in group) and (hidden_summary != "off" or not later):
+        parts = ["passed"]
+    shown = [t for t in group if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
+    upstream = _upstream(function, shown, changes) if len(shown) == len(group) else []
+    if upstream and not missing:
+        verb = "is" if len(upstream) == 1 else "are"
+        parts.append(f"fails because {' and '.join(f'`{u}`' for u in upstream)} {verb} wrong")
+    return "; ".join(parts)
+
+
+def _hidden_part(later: list[TestRecord], hidden_summary: str, titles: dict[str, str], missing: bool) -> str:
+    lost = sum(t.max_score - t.score for t in later)
+    if lost <= 1e-9:
+        return "hidden tests passed"
+    text = f"-{_points(lost)} in hidden tests"
+    if hidden_summary in ("categories", "causes") and not missing:
+        categories = list(dict.fromkeys(_category(t.name) for t in later if t.score < t.max_score))
+        text += " that check: " + bound_line("; ".join(categories), CATEGORY_CHARS)
+    if hidden_summary == "causes":
+        cause = next((titles[m] for t in later for m in t.diagnoses if m in titles), None)
+        if cause:
+            text += f" (likely: {cause})"
+    return text
+
+
+def _upstream(function: str, group: list[TestRecord], changes: dict[str, set[str]]) -> list[str]:
+    """The other functions whose catalogued mistakes explain every failure of ``function``'s tests, when
+    none of them changes ``function`` itself (its tests fail only because of code it calls)."""
+    failed = [t for t in group if t.status != "passed"]
+    if not failed or any(not t.diagnoses for t in failed):
+        return []
+    culprits: set[str] = set()
+    for t in failed:
+        for mistake in t.diagnoses:
+            changed = changes.get(mistake)
+            if not changed or function in changed:
+                return []
+            culprits |= changed
+    return sorted(culprits)
+
+
+def record_summary(record: GradingRecord) -> str:
+    """The summary by function of ``record``, with the titles and changes of the mistakes it names."""
+    named_now = {m for t in record.tests if t.status != "passed" for m in t.diagnoses}
+    titles = {k: v.title for k, v in record.named.items()}
+    changes = {k: set(v.changes) for k, v in record.named.items() if k in named_now}
+    return function_summary(record.tests, record.hidden_summary, titles, changes)
