@@ -3,7 +3,7 @@
 Run ``python -m autograder --help`` for the commands.
 """
 
-from . import numerics
+from .grading import numerics
 
 # Before anything imports torch: every grading process computes on the same kernels (see numerics.py).
 numerics.pin()

@@ -22,7 +22,7 @@ from .per_test import call_that_produced, checkpoint, current, record_call
 class Feedback(AssertionError):
     """A failed check; ``str(exc)`` is the message the student sees.
 
-    ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis.py``): ``got`` is what
+    ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis/diagnoser.py``): ``got`` is what
     the student's code produced (a value, or an :class:`Outcome` when it raised, called a banned
     function, or returned where it should have raised) and ``check`` which numbered step of the test
     failed (:func:`checkpoint`), so the test can be run again on a catalogued mistake and looked at

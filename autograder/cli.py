@@ -25,8 +25,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     # SIGTERM exits through Python, so the grading's `finally` removes its reserve file and worker (grade.exit_on_terminate)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's (next line)
-        from .grade import grade_submission
-        from .results import console_table
+        from .grading.grade import grade_submission
+        from .grading.results import console_table
 
         grade = grade_submission(assignment, upload, results, diagnose=not args.no_diagnosis, zygote=zygote)
     print(console_table(grade.record))
@@ -40,7 +40,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def _cmd_grade_many(args: argparse.Namespace) -> int:
     import json
 
-    from .grade import grade_many
+    from .grading.grade import grade_many
 
     jobs = [(Path(job[0]), Path(job[1]), *job[2:]) for job in json.loads(Path(args.jobs_file).read_text())]
     grade_many(load_assignment(args.assignment), jobs)
@@ -48,7 +48,7 @@ def _cmd_grade_many(args: argparse.Namespace) -> int:
 
 
 def _cmd_seeds(args: argparse.Namespace) -> int:
-    from .grade import reference_failures_by_seed
+    from .grading.grade import reference_failures_by_seed
 
     failures = reference_failures_by_seed(load_assignment(args.assignment), list(range(args.first, args.first + args.count)))
     bad = {seed: f for seed, f in failures.items() if f}
@@ -59,25 +59,25 @@ def _cmd_seeds(args: argparse.Namespace) -> int:
 
 
 def _cmd_determinism(args: argparse.Namespace) -> int:
-    from .determinism import main as determinism_main
+    from .release.determinism import main as determinism_main
 
     return determinism_main(args.assignments or list_assignments(), args.settings)
 
 
 def _cmd_snapshot(args: argparse.Namespace) -> int:
-    from .snapshot import main as snapshot_main
+    from .release.snapshot import main as snapshot_main
 
     return snapshot_main(args.assignments or list_assignments())
 
 
 def _cmd_mutants(args: argparse.Namespace) -> int:
-    from .mutants import main as mutants_main
+    from .release.mutants import main as mutants_main
 
     return mutants_main(args.assignments or list_assignments())
 
 
 def _cmd_caught_by(args: argparse.Namespace) -> int:
-    from .caught_by import main as caught_by_main
+    from .release.caught_by import main as caught_by_main
 
     return caught_by_main(args.assignments or list_assignments())
 
@@ -91,19 +91,19 @@ def _cmd_points(args: argparse.Namespace) -> int:
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
-    from .scaffold import main as scaffold_main
+    from .release.scaffold import main as scaffold_main
 
     return scaffold_main(args.name, args.function or ["scale"], Path(args.root) if args.root else None, args.title)
 
 
 def _cmd_rename_test(args: argparse.Namespace) -> int:
-    from .rename import main as rename_main
+    from .release.rename import main as rename_main
 
     return rename_main(args.assignment, args.old, args.new, Path(args.root) if args.root else None)
 
 
 def _cmd_gradescope(args: argparse.Namespace) -> int:
-    from .gradescope import run_gradescope
+    from .platforms.gradescope import run_gradescope
 
     return run_gradescope()
 
@@ -117,7 +117,7 @@ def _cmd_prairielearn(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from .release import main as release_main
+    from .release.build import main as release_main
 
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
     return release_main(
@@ -132,7 +132,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
-    from .batch import main as batch_main
+    from .cohort.batch import main as batch_main
 
     return batch_main(args)
 
@@ -307,7 +307,7 @@ def _authoring_commands(sub: Any) -> None:
 
 
 def _cmd_stubs(args: argparse.Namespace) -> int:
-    from .student_folder import write_student_template
+    from .release.student_folder import write_student_template
 
     for name in args.assignments or list_assignments():
         print(f"wrote {write_student_template(load_assignment(name))}")
@@ -317,8 +317,8 @@ def _cmd_stubs(args: argparse.Namespace) -> int:
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .selfcheck import self_check
-    from .zips import build_zips
+    from .release.selfcheck import self_check
+    from .release.zips import build_zips
 
     status = 0
     for name in args.assignments or list_assignments():
@@ -339,8 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     argv, status = switch_checkout(argv)  # the checkout this runs in, if another: its engine runs the command
     if status is not None:
         return status
-    if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/bench.py)
-        from .bench import main as bench_main
+    if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/release/bench.py)
+        from .release.bench import main as bench_main
 
         return bench_main(argv[1:])
     args = build_parser().parse_args(argv)

@@ -16,10 +16,10 @@ sys.path.insert(0, str(KIT))
 
 from filelock import FileLock  # noqa: E402
 
-from autograder import gradescope_sim  # noqa: E402
 from autograder.config import list_assignments, load_assignment  # noqa: E402
-from autograder.markers import make_stub  # noqa: E402
-from autograder.zips import autograder_files, make_zip  # noqa: E402
+from autograder.platforms import gradescope_sim  # noqa: E402
+from autograder.release.markers import make_stub  # noqa: E402
+from autograder.release.zips import autograder_files, make_zip  # noqa: E402
 
 ASSIGNMENTS = list_assignments(KIT)
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())

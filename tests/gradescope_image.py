@@ -27,8 +27,8 @@ KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
 from autograder.config import load_assignment  # noqa: E402
-from autograder.markers import make_stub  # noqa: E402
-from autograder.zips import build_zips  # noqa: E402
+from autograder.release.markers import make_stub  # noqa: E402
+from autograder.release.zips import build_zips  # noqa: E402
 
 BASE = KIT / ".cache" / "debian-root"
 MIRROR = "http://deb.debian.org/debian"

@@ -30,9 +30,9 @@ from pathlib import Path
 from gradescope_image import KIT, base_root, mounted, sh  # noqa: E402 - tests/ is this script's folder
 
 from autograder.config import load_assignment  # noqa: E402
-from autograder.markers import make_stub  # noqa: E402
 from autograder.platforms import prairielearn_sim  # noqa: E402
 from autograder.platforms.prairielearn_question import prairielearn_files, write_tree  # noqa: E402
+from autograder.release.markers import make_stub  # noqa: E402
 
 BASE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
 # What this machine changes, as `docker build --build-arg` and a pip configuration would:
@@ -92,6 +92,20 @@ def grade(run_root: Path, tree: Path, name: str, source: str, env: dict[str, str
     return json.loads((grade_root / "results" / "results.json").read_text())
 
 
+def explain(results: Path) -> str:
+    """What a grading that missed its score lost, test by test, from the engine's document kept beside
+    PrairieLearn's (hidden tests' feedback included: this is the course's own log)."""
+    try:
+        document = json.loads((results / "gradescope.json").read_text())
+    except (OSError, ValueError) as exc:
+        return f"  (no engine document: {exc})"
+    lines = [f"  {document.get('output', '')[:1500]}"]
+    for test in document.get("tests", []):
+        if test.get("score") != test.get("max_score") and test.get("max_score"):
+            lines.append(f"  lost {test['max_score'] - test['score']:g}: {test['name']}\n    {test.get('output', '')[:1500]}")
+    return "\n".join(lines)
+
+
 def check(name: str) -> int:
     assignment = load_assignment(name)
     run_root = KIT / ".cache" / f"prairielearn-image-{name}"
@@ -108,7 +122,10 @@ def check(name: str) -> int:
         ):
             results = grade(run_root, tree, name, source, env)
             print(f"{name} {label}: gradable {results['gradable']}, score {results['score']} (expected {expected})")
-            failures += results["gradable"] is not True or results["score"] != expected
+            failed = results["gradable"] is not True or results["score"] != expected
+            if failed:
+                print(explain(run_root / "grade" / "results"), flush=True)
+            failures += failed
     return failures
 
 

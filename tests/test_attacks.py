@@ -29,7 +29,7 @@ import psutil
 import pytest
 from conftest import KIT, reference_source, stub_source, validate_results
 
-from autograder import gradescope_sim
+from autograder.platforms import gradescope_sim
 from autograder.sandbox import namespaces_available, running_as_root
 
 # The red team grades about 30 whole submissions through the Gradescope entry point and grade-all:
@@ -647,8 +647,8 @@ def no_namespaces(monkeypatch):
 def test_where_namespaces_are_refused_disk_is_watched_and_cleaned(tmp_path, no_namespaces):
     """The fallback of a platform without namespaces (no private /tmp): the disk watchdog stops the
     disk-filling attack and the student user's files in the shared folders are removed afterwards."""
+    from autograder.grading.seam import Deadlines, RemoteStudent, StudentCodeError
     from autograder.sandbox.zygote import Zygote
-    from autograder.seam import Deadlines, RemoteStudent, StudentCodeError
 
     tag = new_tag("fallback")
     build_tagged(_disk_fill, tmp_path, KIT, tag)

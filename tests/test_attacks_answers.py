@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 from conftest import KIT, reference_source, validate_results
 
-from autograder import gradescope_sim
 from autograder.config import list_assignments, load_assignment
+from autograder.platforms import gradescope_sim
 from autograder.sandbox import running_as_root
 
 pytestmark = [

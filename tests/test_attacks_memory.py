@@ -27,13 +27,14 @@ import torch
 from conftest import KIT, once_per_run, reference_source, validate_results
 from test_attacks import GRADER_MB, run_watched
 
-from autograder import gradescope_sim, seam
 from autograder.config import load_assignment
+from autograder.grading import seam
+from autograder.grading.seam import ANSWER_BYTES_PER_TEST
 from autograder.per_test import call_that_produced, per_test
+from autograder.platforms import gradescope_sim
+from autograder.release.zips import autograder_files, make_zip
 from autograder.sandbox import running_as_root
-from autograder.seam import ANSWER_BYTES_PER_TEST
 from autograder.worker import wire
-from autograder.zips import autograder_files, make_zip
 
 pytestmark = [
     pytest.mark.skipif(not running_as_root(), reason="attacks are graded as root, as on Gradescope and CI"),

@@ -51,7 +51,6 @@ from test_isolation import FLOOD, FORGED_RESULTS, FORK, GRADER_FILES
 from test_prairielearn import assert_prairielearn_schema
 
 from autograder.config import load_assignment
-from autograder.markers import make_stub
 from autograder.platforms import prairielearn_sim
 from autograder.platforms.prairielearn_question import (
     START_MARGIN_S,
@@ -60,6 +59,7 @@ from autograder.platforms.prairielearn_question import (
     prairielearn_files,
     write_tree,
 )
+from autograder.release.markers import make_stub
 from autograder.sandbox import namespaces_available, running_as_root
 
 pytestmark = [

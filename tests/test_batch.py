@@ -10,7 +10,7 @@ import pytest
 from conftest import KIT, reference_source, run_cli, stub_source
 
 from autograder.catalogue import read_catalogue, submission_source
-from autograder.cohort import mistake_title
+from autograder.cohort.cohort import mistake_title
 from autograder.config import load_assignment
 
 METADATA = """\
@@ -384,7 +384,7 @@ def test_stale_files_of_dead_graders_are_removed_and_a_running_graders_kept(tmp_
     import time
     from pathlib import Path as _Path
 
-    from autograder.batch import clean_stale
+    from autograder.cohort.batch import clean_stale
 
     grader = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "autograder"])
     try:

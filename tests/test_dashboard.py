@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import KIT
 
-from autograder.cohort import regrade_diff
+from autograder.cohort.cohort import regrade_diff
+from autograder.cohort.export import Submission
+from autograder.cohort.report import write_report
 from autograder.config import load_assignment
-from autograder.export import Submission
-from autograder.report import write_report
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 pytestmark = pytest.mark.skipif(

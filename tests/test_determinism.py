@@ -1,10 +1,10 @@
 """The same submission gets the same points, names and kinds whatever the machine's settings.
 
-The grader pins the numerics of every process that computes a graded value (``autograder/numerics.py``):
+The grader pins the numerics of every process that computes a graded value (``autograder/grading/numerics.py``):
 a submission whose result sits on a knife edge (``cumsum <= top_p``, true or false by one rounding of the
 softmax's sum, which AVX-512 and AVX2 kernels round differently) is graded alike under other kernels,
 thread counts and hash seeds. The whole catalogue is compared the same way by ``make determinism``
-(``autograder/determinism.py``), which CI runs after the release.
+(``autograder/release/determinism.py``), which CI runs after the release.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 import pytest
 from conftest import KIT, reference_source, validate_results
 
-from autograder.determinism import outcome
+from autograder.release.determinism import outcome
 
 # A proof of the kit's design rather than a unit of it: run by `make proofs` (CI), kept out of `make test`'s
 # four minutes.

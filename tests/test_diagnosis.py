@@ -36,7 +36,7 @@ def test_two_mistakes_in_different_functions_are_both_named(tmp_path):
 def test_observations_compare_safely():
     """Whatever the student's code returned, comparing it with a mistake's result is a yes or a no."""
     from autograder.checks import RETURNED, Outcome
-    from autograder.diagnosis import Diagnoser
+    from autograder.diagnosis.diagnoser import Diagnoser
 
     close = Diagnoser._close
     weird = [RETURNED, Outcome.raised("ValueError", "x"), ["a", "b"], "a", 3, None, {"k": 1}, np.zeros(3), torch.ones(2, 2)]
@@ -88,7 +88,7 @@ def test_an_assignment_without_a_catalogue_still_grades(tmp_path):
     import shutil
 
     from autograder.catalogue import submission_source
-    from autograder.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     kit = tmp_path / "kit"
     shutil.copytree(

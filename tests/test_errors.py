@@ -6,7 +6,7 @@ import pytest
 from conftest import KIT, run_cli
 
 from autograder.config import ConfigError, load_assignment
-from autograder.student_folder import student_files
+from autograder.release.student_folder import student_files
 
 
 def test_unknown_assignment_lists_the_known_ones():

@@ -22,7 +22,7 @@ def test_correct_code_that_prints_the_graders_words_scores_100_and_raises_no_fla
     attack changes nothing (it was flagged `attack crash` when flags were read from the text)."""
     from conftest import reference_source
 
-    from autograder.flags import submission_flags
+    from autograder.cohort.flags import submission_flags
 
     noisy = reference_source("attention").replace(
         "def softmax(",

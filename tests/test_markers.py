@@ -2,7 +2,7 @@
 
 import pytest
 
-from autograder.markers import MarkerError, make_stub
+from autograder.release.markers import MarkerError, make_stub
 
 SOURCE = '''
 def f(x):

@@ -2,7 +2,7 @@
 
 Each assignment's lab notebook is executed headless in the unzipped student folder, with the
 reference (every check passes, plots drawn) and with the untouched stub (no crash; the checks say
-what is unfinished), by the release self-check (`autograder/zip_proofs.py: lab_notebook`):
+what is unfinished), by the release self-check (`autograder/release/zip_proofs.py: lab_notebook`):
 `make release`, which CI runs; test_release.py runs one assignment's release here."""
 
 import io
@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import KIT
 
 from autograder.config import load_assignment
-from autograder.zips import build_zips
+from autograder.release.zips import build_zips
 
 
 def _student_folder(name: str, tmp_path: Path, solution: bool) -> Path:
@@ -42,7 +42,7 @@ def test_notebooks_run_at_once_over_sockets_and_leave_no_kernel(tmp_path):
 
     import psutil
 
-    from autograder.notebooks import notebook_problem, run_notebook
+    from autograder.release.notebooks import notebook_problem, run_notebook
 
     folder = _student_folder("attention", tmp_path, solution=False)
     problems: list[str] = []

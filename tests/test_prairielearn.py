@@ -22,10 +22,9 @@ from pathlib import Path
 import pytest
 from conftest import KIT, install_copy, once_per_run, reference_source, stub_source, validate_results
 
-from autograder import gradescope_sim
 from autograder.catalogue import read_catalogue, submission_source
 from autograder.config import load_assignment
-from autograder.platforms import prairielearn_sim
+from autograder.platforms import gradescope_sim, prairielearn_sim
 from autograder.platforms.prairielearn_question import START_MARGIN_S, grading_timeout, prairielearn_files, write_tree
 from autograder.sandbox import running_as_root
 

@@ -30,12 +30,12 @@ from pathlib import Path
 import pytest
 from conftest import ASSIGNMENTS, KIT
 
-from autograder.catalogue_grading import catalogue_sources, grade_sources
 from autograder.config import load_assignment
-from autograder.markers import make_stub
 from autograder.platforms import prairielearn_sim
 from autograder.platforms.prairielearn_question import prairielearn_files, write_tree
 from autograder.platforms.prairielearn_results import GRADESCOPE_ONLY_PHRASES, HELD_BACK
+from autograder.release.catalogue_grading import catalogue_sources, grade_sources
+from autograder.release.markers import make_stub
 
 pytestmark = pytest.mark.proof
 WHOLE = os.environ.get("KIT_PL_CATALOGUE", "") == "all"

@@ -1,4 +1,4 @@
-"""Recipes (``autograder/recipes.py``): what a student's object returned is replayable without a
+"""Recipes (``autograder/grading/recipes.py``): what a student's object returned is replayable without a
 hand-written ``call=``, and nothing that cannot be replayed is recorded.
 
 Through a real worker: a model built by the student's class, configured (``double()``,
@@ -15,8 +15,8 @@ import types
 import pytest
 import torch
 
+from autograder.grading.seam import Deadlines, RemoteStudent
 from autograder.per_test import call_that_produced, per_test
-from autograder.seam import Deadlines, RemoteStudent
 
 MODULE = textwrap.dedent(
     """
@@ -55,7 +55,7 @@ def student(tmp_path_factory):
 
 def _replay(call: dict):
     """What the diagnosis does with a recorded call, on the grader's own copy of the module."""
-    from autograder.diagnosis import Diagnoser
+    from autograder.diagnosis.diagnoser import Diagnoser
 
     module = types.ModuleType("toy")
     exec(compile(MODULE, "toy.py", "exec"), module.__dict__)

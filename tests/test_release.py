@@ -11,8 +11,8 @@ import pytest
 from conftest import KIT, load_assignment, run_cli
 
 from autograder.config import list_assignments
-from autograder.student_folder import student_files
-from autograder.zips import autograder_files, build_zips
+from autograder.release.student_folder import student_files
+from autograder.release.zips import autograder_files, build_zips
 
 
 def test_student_template_is_in_sync_with_the_sources(assignment_name):
@@ -33,7 +33,7 @@ _BUILD = """
 import hashlib, sys
 sys.path.insert(0, {kit!r})
 from autograder.config import load_assignment
-from autograder.release import build_zips
+from autograder.release.build import build_zips
 for name, data in sorted(build_zips(load_assignment({name!r})).items()):
     print(name, hashlib.sha256(data).hexdigest())
 """
@@ -104,7 +104,7 @@ def test_the_transformer_zips_attention_class_is_not_the_multihead_answer(tmp_pa
     loses every MultiHeadAttention point (it is torch's nn.MultiheadAttention, banned there)."""
     import ast
 
-    from autograder.grade import grade_submission
+    from autograder.grading.grade import grade_submission
 
     def class_lines(source: str) -> tuple[int, int, list[str]]:
         node = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "MultiHeadAttention")
@@ -157,7 +157,7 @@ def _student_zip(out, name: str) -> dict[str, str]:
 @pytest.mark.parametrize("hints", [False, True], ids=["hints-off", "hints-on"])
 def test_every_course_switch_combination_releases(tmp_path, capsys, hints, ships):
     from autograder.course import load_course
-    from autograder.release import main as release_main
+    from autograder.release.build import main as release_main
 
     course_file = tmp_path / "course.toml"
     course_file.write_text(_course_text(hints, ships != "off", datetime_due=hints))
@@ -193,7 +193,7 @@ def test_every_course_switch_combination_releases(tmp_path, capsys, hints, ships
 
 def test_course_switches_that_make_no_sense_are_refused_with_the_reason(tmp_path, capsys):
     from autograder.config import ConfigError
-    from autograder.release import main as release_main
+    from autograder.release.build import main as release_main
 
     no_reason = tmp_path / "no_reason.toml"
     text = (KIT / "course.toml").read_text()

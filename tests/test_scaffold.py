@@ -23,9 +23,9 @@ import pytest
 import torch
 from conftest import KIT
 
-from autograder import scaffold
 from autograder.config import load_assignment
-from autograder.markers import make_stub
+from autograder.release import scaffold
+from autograder.release.markers import make_stub
 
 if sys.version_info >= (3, 11):
     import tomllib

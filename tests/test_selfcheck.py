@@ -13,8 +13,8 @@ import sys
 import pytest
 from conftest import KIT
 
-from autograder import catalogue_grading, selfcheck
 from autograder.config import load_assignment
+from autograder.release import catalogue_grading, selfcheck
 
 ASSIGNMENT = load_assignment("embeddings", KIT)
 

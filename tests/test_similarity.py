@@ -1,4 +1,4 @@
-"""Similar pairs in a cohort (autograder/similarity.py): copydetect on files made from the catalogue, no grading.
+"""Similar pairs in a cohort (autograder/cohort/similarity.py): copydetect on files made from the catalogue, no grading.
 
 A student file here is the reference with the functions a variant or corpus entry writes replaced by
 the entry's (as a student writes some functions their own way); a copy renames its local variables
@@ -24,11 +24,11 @@ import pytest
 from conftest import KIT
 
 from autograder.catalogue import apply_patch, read_catalogue
+from autograder.cohort.export import Submission
+from autograder.cohort.similarity import EVIDENCE, SimilaritySettings, load_settings, measure
+from autograder.cohort.similarity_pages import write_similarity
 from autograder.config import ConfigError, load_assignment
-from autograder.export import Submission
-from autograder.markers import make_stub
-from autograder.similarity import EVIDENCE, SimilaritySettings, load_settings, measure
-from autograder.similarity_pages import write_similarity
+from autograder.release.markers import make_stub
 
 ATTENTION = load_assignment("attention", KIT)
 
@@ -157,6 +157,46 @@ def test_a_renamed_reordered_copy_ranks_first(tmp_path):
     assert result.compared == len(files) * (len(files) - 1) // 2 and not result.skipped
 
 
+@pytest.mark.proof  # a whole grade-all run (four gradings): `make proofs`
+def test_grade_all_on_a_folder_with_two_copied_submissions_ranks_that_pair_first(tmp_path):
+    """The issue's words: grade-all on a plain folder of submissions, two of them copies of each other
+    (one renamed and reordered) among distinct ones, lists that pair first in similarity.csv and in the
+    dashboard's similar pairs, with its side-by-side page."""
+    import csv
+
+    entries = {e.name: e for e in read_catalogue(ATTENTION, "variant") + read_catalogue(ATTENTION, "corpus")}
+    original = student_file(ATTENTION, entries["einops"].code)
+    sources = {
+        "ada": original,
+        "alan": student_file(ATTENTION, entries["loops"].code),
+        "barbara": renamed_copy(original, seed=11),
+        "grace": student_file(ATTENTION, entries["annotated_transformer"].code),
+    }
+    folder = tmp_path / "folder"
+    for student, source in sources.items():
+        (folder / student).mkdir(parents=True)
+        (folder / student / "attention.py").write_text(source)
+    out = tmp_path / "graded"
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade-all", "attention", str(folder), "--out", str(out), "--jobs", "2"],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    with (out / "similarity.csv").open(encoding="utf-8-sig", newline="") as f:
+        pairs = list(csv.DictReader(f))
+    assert pairs and {pairs[0]["submission_a"], pairs[0]["submission_b"]} == {"ada", "barbara"}, pairs
+    assert float(pairs[0]["score"]) >= load_settings().threshold
+    assert all({p["submission_a"], p["submission_b"]} != {"ada", "barbara"} for p in pairs[1:])
+    assert "<mark>" in (out / pairs[0]["page"]).read_text(), "the side-by-side page highlights the shared passages"
+    report = (out / "report.html").read_text()
+    section = report[report.index('<section id="similarity">') :].split("</section>")[0]
+    assert pairs[0]["page"] in section, "the dashboard's first similar pair links to its page"
+    assert section.index(pairs[0]["page"]) < min((section.find(p["page"]) for p in pairs[1:] if p["page"] in section), default=len(section))
+
+
 def test_the_stub_and_the_reference_never_count(tmp_path):
     reference = ATTENTION.solution.read_text()
     files = {
@@ -215,8 +255,8 @@ def test_scores_are_the_same_under_any_hash_seed(tmp_path):
     subs = _write(tmp_path / "files", distinct_and_copied(ATTENTION))
     script = (
         "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1])\n"
-        "from autograder.config import load_assignment; from autograder.export import Submission\n"
-        "from autograder.similarity import SimilaritySettings, measure\n"
+        "from autograder.config import load_assignment; from autograder.cohort.export import Submission\n"
+        "from autograder.cohort.similarity import SimilaritySettings, measure\n"
         "subs = [Submission(p.stem, p) for p in sorted(Path(sys.argv[2]).glob('*.py'))]\n"
         "r = measure(load_assignment('attention'), subs, SimilaritySettings(0.0))\n"
         "print(json.dumps([(p.a, p.b, round(p.score, 6), p.spans_a) for p in r.pairs]))\n"

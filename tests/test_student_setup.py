@@ -19,7 +19,7 @@ import time
 import pytest
 
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.student_folder import student_files
+from autograder.release.student_folder import student_files
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("KIT_STUDENT_SETUP") != "1", reason="slow (a fresh venv with torch): set KIT_STUDENT_SETUP=1"

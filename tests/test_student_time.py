@@ -16,8 +16,8 @@ import time
 
 import pytest
 
+from autograder.grading.seam import Deadlines, RemoteStudent, StudentCodeError
 from autograder.sandbox.clock import WALL_ALLOWANCE, StudentClock, TimeLimit
-from autograder.seam import Deadlines, RemoteStudent, StudentCodeError
 
 # A proof of the sandbox (it loads both cores with busy processes for seconds): `make proofs` (CI).
 pytestmark = pytest.mark.proof

@@ -1,6 +1,6 @@
 """The numbers transformer's handout and notebook quote (``{{name}}``), measured on the reference.
 
-Run by ``autograder/handout_numbers.py`` in a fresh interpreter on the pinned kernels (one thread);
+Run by ``autograder/release/handout_numbers.py`` in a fresh interpreter on the pinned kernels (one thread);
 the result is cached in ``numbers.json`` beside this file, with a fingerprint of this file, the
 reference, the torch version and the kernels.
 """

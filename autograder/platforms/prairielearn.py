@@ -47,8 +47,8 @@ def run_prairielearn() -> int:
     from ..sandbox.zygote import started_before_torch
 
     with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's
-        from ..grade import PLACEHOLDER, grade_submission
-        from ..record import GradingRecord
+        from ..grading.grade import PLACEHOLDER, grade_submission
+        from ..grading.record import GradingRecord
         from .prairielearn_results import prairielearn_document, write_prairielearn_results
 
         write_prairielearn_results(results, prairielearn_document(GradingRecord(kind="unfinished", problem=PLACEHOLDER)))
@@ -99,7 +99,7 @@ def _has_syntax_error(path: Path) -> bool:
 
 
 def _write_failure(results: Path, message: str) -> None:
-    from ..record import GradingRecord
+    from ..grading.record import GradingRecord
     from .prairielearn_results import prairielearn_document, write_prairielearn_results
 
     write_prairielearn_results(results, prairielearn_document(GradingRecord(kind="grader-error", problem=message)))

@@ -5,12 +5,12 @@ and the untouched stub with the built ``prairielearn/`` folder in a simulated ``
 (:mod:`.prairielearn_sim`): 1.0 and 0.0, both gradable. It runs with the other ``zips`` proofs,
 beside the catalogue's gradings, and is remembered once passed for the same sources
 (``evidence.proven``), so an unchanged assignment re-checks in no time. Imported by
-:mod:`autograder.release`, which registers it wherever the proofs are listed.
+:mod:`autograder.release.build`, which registers it wherever the proofs are listed.
 """
 
 from __future__ import annotations
 
-from ..proofs import Evidence, Report, proof
+from ..release.proofs import Evidence, Report, proof
 
 PROVEN_KEY = "prairielearn"
 
@@ -28,7 +28,7 @@ def prairielearn_question(evidence: Evidence, report: Report) -> None:
     if proven is not None and PROVEN_KEY in proven:
         report.check(True, "the PrairieLearn question grades the reference to 1.0 and the stub to 0.0 (cached)")
         return
-    from ..markers import make_stub
+    from ..release.markers import make_stub
     from .prairielearn_sim import simulate
 
     reference = assignment.solution.read_text()

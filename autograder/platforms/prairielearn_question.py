@@ -23,8 +23,8 @@ import uuid
 from pathlib import Path
 
 from ..config import KIT_ROOT, STUDENT_USER, Assignment, ConfigError
-from ..student_folder import TEMPLATES
-from ..zips import ENGINE_EXCLUDE, autograder_files, torch_version
+from ..release.student_folder import TEMPLATES
+from ..release.zips import ENGINE_EXCLUDE, autograder_files, torch_version
 
 PL_TEMPLATES = TEMPLATES / "prairielearn"
 IMAGE_REPOSITORY = "attention-kit/grader"  # the image is <this>:<torch version>, built from the Dockerfile

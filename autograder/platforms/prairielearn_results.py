@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..feedback_text import feedback_texts
-from ..record import GradingRecord, TestRecord
-from ..results import MAX_TEST_OUTPUT, MAX_TOP_OUTPUT, score_line, top_text, write_results
-from ..text_limits import cut
+from ..grading.feedback_text import feedback_texts
+from ..grading.record import GradingRecord, TestRecord
+from ..grading.results import MAX_TEST_OUTPUT, MAX_TOP_OUTPUT, score_line, top_text, write_results
+from ..grading.text_limits import cut
 
 PL_MAX_BYTES = 1024 * 1024  # PrairieLearn refuses a larger results.json
 TARGET_BYTES = 900_000  # what the renderer aims under, as written (indented, non-ASCII escaped)

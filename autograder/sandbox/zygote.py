@@ -37,7 +37,7 @@ log = logging.getLogger("autograder.sandbox")
 
 
 def _worker_env() -> dict[str, str]:
-    from ..numerics import PINNED_ENV
+    from ..grading.numerics import PINNED_ENV
 
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -228,7 +228,7 @@ def started_before_torch(banned: list[str]) -> Iterator[Zygote | None]:
     """A template started while the grader is still to import torch: both imports overlap.
 
     A grading path (``grade``, the Gradescope entry point) enters this before importing the grader's
-    modules (``autograder.grade`` imports torch) and hands the zygote to ``grade_submission``; it is
+    modules (``autograder.grading.grade`` imports torch) and hands the zygote to ``grade_submission``; it is
     closed on leaving. On one core nothing is lost; on two, about the time of one torch import is won.
     If the template cannot start here, None: ``grade_submission`` starts its own and reports what went
     wrong with the results.

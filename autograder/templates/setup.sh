@@ -36,4 +36,4 @@ fi
 
 # Fail the image build now, not at the first submission, if anything is missing.
 "$PY" -c "import torch, numpy, pytest, psutil; print('grading stack: torch', torch.__version__, 'numpy', numpy.__version__)"
-cd "$SOURCE" && "$PY" -c "import autograder.gradescope"
+cd "$SOURCE" && "$PY" -c "import autograder.platforms.gradescope"

@@ -65,7 +65,7 @@ def install(banned: list[str]) -> list[tuple[Any, str, Any]]:
 @contextlib.contextmanager
 def active(banned: list[str]) -> Iterator[None]:
     """The wrappers for the duration of a block only: the grader replays catalogued
-    mistakes under them (``autograder/diagnosis.py``), then gets the originals back."""
+    mistakes under them (``autograder/diagnosis/diagnoser.py``), then gets the originals back."""
     reset()
     undo = install(banned)
     try:

@@ -1,4 +1,4 @@
-"""Self-check advice that names the cause (autograder/caught_by.py): a mistake failing tests outside its
+"""Self-check advice that names the cause (autograder/release/caught_by.py): a mistake failing tests outside its
 CAUGHT_BY, or losing more points than its declared tests, is said, with the CAUGHT_BY that matches; a mistake
 "not named" because it passes a declared test is told so; a PATCH error names the entry and its file."""
 
@@ -10,9 +10,9 @@ import pytest
 from conftest import KIT
 from test_selfcheck import ASSIGNMENT, _perfect, _test
 
-from autograder import caught_by, selfcheck
 from autograder.catalogue import read_catalogue, submission_source
 from autograder.config import ConfigError, load_assignment
+from autograder.release import caught_by, selfcheck
 
 KEYS = list(ASSIGNMENT.points)
 MISTAKE = read_catalogue(ASSIGNMENT, "mistake")[0]

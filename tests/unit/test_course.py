@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.answer_check import answer_findings, course_findings, reference_answers
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 from autograder.course import CourseEntry, Shipment, load_course
-from autograder.student_folder import ship_reference, student_files
+from autograder.release.answer_check import answer_findings, course_findings, reference_answers
+from autograder.release.student_folder import ship_reference, student_files
 
 KIT = KIT_ROOT
 

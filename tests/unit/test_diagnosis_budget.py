@@ -21,8 +21,8 @@ import torch
 
 from autograder.checks import Feedback, Outcome
 from autograder.config import load_assignment
-from autograder.diagnosis import DIAGNOSIS_SECONDS, WALL_ALLOWANCE, Budget, Diagnoser, OutOfBudget, OutOfTime
-from autograder.seam import load_module
+from autograder.diagnosis.diagnoser import DIAGNOSIS_SECONDS, WALL_ALLOWANCE, Budget, Diagnoser, OutOfBudget, OutOfTime
+from autograder.grading.seam import load_module
 
 KIT = Path(__file__).resolve().parents[2]
 TRAINING = "hidden/test_train.py::test_train_copy_learns_to_copy"

@@ -1,8 +1,8 @@
 """What a student reads first: the summary by function, collapsed repeats, bounded outputs."""
 
-from autograder.feedback_text import NO_MATCH, OUTPUT_LIMIT_TOTAL, feedback_texts, function_summary
-from autograder.record import GradingRecord, NamedMistake, TestRecord
-from autograder.results import results_document
+from autograder.grading.feedback_text import NO_MATCH, OUTPUT_LIMIT_TOTAL, feedback_texts, function_summary
+from autograder.grading.record import GradingRecord, NamedMistake, TestRecord
+from autograder.grading.results import results_document
 
 
 def _test(name, score, max_score, visibility="after_published", output="", diagnoses=(), kind=None):
@@ -117,7 +117,7 @@ def test_feedback_wording_of_checks():
 
 
 def test_summary_lines_are_cut_at_a_word():
-    from autograder.feedback_text import bound_line
+    from autograder.grading.feedback_text import bound_line
 
     cut = bound_line("softmax: " + "word " * 100, 60)
     assert cut.endswith("…") and cut[:-1].split()[-1] == "word"

@@ -7,12 +7,12 @@ import json
 import re
 from pathlib import Path
 
-from autograder.class_stats import gradebook_entries, mark_superseded
-from autograder.cohort import regrade_diff
+from autograder.cohort.class_stats import gradebook_entries, mark_superseded
+from autograder.cohort.cohort import regrade_diff
+from autograder.cohort.export import Submission, _parse_time
+from autograder.cohort.gradebook import safe_cell, short_column, write_gradebooks, write_regrade_diff
+from autograder.cohort.parallel import EVENT_PREFIX, parse_event, progress_event
 from autograder.config import load_assignment
-from autograder.export import Submission, _parse_time
-from autograder.gradebook import safe_cell, short_column, write_gradebooks, write_regrade_diff
-from autograder.parallel import EVENT_PREFIX, parse_event, progress_event
 
 KIT = Path(__file__).resolve().parents[2]
 ATTENTION = load_assignment("attention", KIT)

@@ -3,8 +3,8 @@
 import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
-from autograder.handout_numbers import PLACEHOLDER, is_stale, runs_file
-from autograder.student_folder import handout_text, student_pins
+from autograder.release.handout_numbers import PLACEHOLDER, is_stale, runs_file
+from autograder.release.student_folder import handout_text, student_pins
 
 NAMES = [n for n in list_assignments(KIT_ROOT) if (KIT_ROOT / "assignments" / n / "handout.md").is_file()]
 
@@ -59,7 +59,7 @@ def test_the_main_text_gives_no_code_level_answers(name):
 @pytest.mark.parametrize("name", [n for n in NAMES if runs_file(load_assignment(n, KIT_ROOT))])
 def test_quoted_numbers_were_generated_from_the_current_reference(name):
     assert not is_stale(load_assignment(name, KIT_ROOT)), (
-        f"assignments/{name}/numbers.json is stale: run `python -m autograder.handout_numbers {name}` (or make release)"
+        f"assignments/{name}/numbers.json is stale: run `python -m autograder.release.handout_numbers {name}` (or make release)"
     )
 
 
@@ -67,7 +67,7 @@ def test_quoted_numbers_were_generated_from_the_current_reference(name):
 def test_each_lab_notebook_has_one_title(name):
     import nbformat
 
-    from autograder.notebooks import build_notebook
+    from autograder.release.notebooks import build_notebook
 
     nb = nbformat.reads(build_notebook(load_assignment(name, KIT_ROOT)), as_version=4)
     titles = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# ")]

@@ -10,7 +10,7 @@ import pytest
 
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 from autograder.course import CourseEntry, dates_line, format_deadline, load_course
-from autograder.student_folder import student_files
+from autograder.release.student_folder import student_files
 
 UTC = dt.timezone.utc
 

@@ -7,11 +7,11 @@ import datetime as dt
 
 import pytest
 
-from autograder import batch
-from autograder.batch import resolve_deadline
+from autograder.cohort import batch
+from autograder.cohort.batch import resolve_deadline
+from autograder.cohort.export import BatchError
 from autograder.config import KIT_ROOT, load_assignment
 from autograder.course import CourseEntry, load_course
-from autograder.export import BatchError
 
 UTC = dt.timezone.utc
 

@@ -11,12 +11,12 @@ import json
 import re
 from pathlib import Path
 
-from autograder import batch
-from autograder.class_stats import annotate_regrade, class_mean, mark_superseded
-from autograder.cohort import regrade_diff
+from autograder.cohort import batch
+from autograder.cohort.class_stats import annotate_regrade, class_mean, mark_superseded
+from autograder.cohort.cohort import regrade_diff
+from autograder.cohort.export import Submission
+from autograder.cohort.report import render_report
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.export import Submission
-from autograder.report import render_report
 
 ATTENTION = load_assignment("attention", KIT_ROOT)
 

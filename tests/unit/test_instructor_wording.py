@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from autograder.cli import build_parser
+from autograder.cohort.export import Submission
+from autograder.cohort.flags import submission_flags
+from autograder.cohort.report import render_report
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.export import Submission
-from autograder.flags import submission_flags
-from autograder.report import render_report
 
 if sys.version_info >= (3, 11):
     import tomllib

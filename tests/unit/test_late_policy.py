@@ -11,10 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from autograder import batch
+from autograder.cohort import batch
+from autograder.cohort.late_days import ledger_path, read_ledger, record, spent_before
+from autograder.cohort.late_policy import (
+    Amount,
+    LatePolicy,
+    apply_policy,
+    days_late,
+    deadline_for,
+    load_extensions,
+    load_policy,
+)
 from autograder.config import ConfigError, load_assignment
-from autograder.late_days import ledger_path, read_ledger, record, spent_before
-from autograder.late_policy import Amount, LatePolicy, apply_policy, days_late, deadline_for, load_extensions, load_policy
 
 UTC = dt.timezone.utc
 DUE = dt.datetime(2027, 2, 22, 23, 59, 59, tzinfo=UTC)
@@ -159,10 +167,10 @@ def test_grade_all_applies_the_term_across_two_assignments(tmp_path, capsys):
 def test_each_row_of_the_dashboard_shows_only_the_rules_it_set():
     """A group's submission that counts for one member only (the other resubmitted alone) shows that
     member's rule; the resubmission shows the other's."""
-    from autograder.class_stats import mark_superseded
-    from autograder.export import Submission
-    from autograder.late_policy import LateOutcome
-    from autograder.report import Extras, render_report
+    from autograder.cohort.class_stats import mark_superseded
+    from autograder.cohort.export import Submission
+    from autograder.cohort.late_policy import LateOutcome
+    from autograder.cohort.report import Extras, render_report
 
     group = Submission("g", Path("."), name="Ed, Flo", created_at="2027-02-21 10:00:00 +00:00",
                        submitters=[{"name": "Ed", "sid": "e", "email": ""}, {"name": "Flo", "sid": "f", "email": ""}])  # fmt: skip

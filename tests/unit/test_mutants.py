@@ -1,6 +1,6 @@
 """Mutants derived from a reference: operators, stable ids, only inside the solution markers."""
 
-from autograder.mutants import Mutant, Score, derive
+from autograder.release.mutants import Mutant, Score, derive
 
 SOURCE = '''import math
 import torch

@@ -1,4 +1,4 @@
-"""A notebook upload is graded as the module its code cells define (autograder/notebook_upload.py):
+"""A notebook upload is graded as the module its code cells define (autograder/grading/notebook_upload.py):
 what is kept, what is left out and said, and the notebook found in an upload with no .py."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from autograder.notebook_upload import notebook_module
-from autograder.submission import SubmissionProblem, UnpackBudget, find_submission_file
+from autograder.grading.notebook_upload import notebook_module
+from autograder.grading.submission import SubmissionProblem, UnpackBudget, find_submission_file
 
 
 def notebook(*cells: str, language: str = "python") -> bytes:

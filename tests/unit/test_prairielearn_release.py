@@ -10,7 +10,6 @@ import pytest
 
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 from autograder.course import PLATFORMS, load_course
-from autograder.markers import make_stub
 from autograder.platforms import prairielearn_sim
 from autograder.platforms.prairielearn_question import (
     ENTRYPOINT,
@@ -24,8 +23,9 @@ from autograder.platforms.prairielearn_question import (
     torch_index_url,
     write_tree,
 )
-from autograder.student_folder import TEMPLATES
-from autograder.zips import autograder_files, torch_version
+from autograder.release.markers import make_stub
+from autograder.release.student_folder import TEMPLATES
+from autograder.release.zips import autograder_files, torch_version
 
 KIT = KIT_ROOT
 # PrairieLearn's question schema (infoQuestion, strict): the keys the kit may write
@@ -163,7 +163,7 @@ def test_the_self_check_refuses_a_prairielearn_question_that_grades_wrong(tmp_pa
     """The registered proof, with the simulated grading replaced: a stub scoring 0.5 is a refusal;
     a release that does not build PrairieLearn has nothing to prove."""
     from autograder.platforms.prairielearn_proofs import prairielearn_question
-    from autograder.proofs import Evidence, Report
+    from autograder.release.proofs import Evidence, Report
 
     assignment = load_assignment("attention", KIT)
     (tmp_path / "prairielearn").mkdir()

@@ -2,6 +2,7 @@
 
 import json
 
+from autograder.grading.record import GradingRecord, NamedMistake, TestRecord
 from autograder.platforms.prairielearn_results import (
     HELD_BACK,
     PL_MAX_BYTES,
@@ -9,7 +10,6 @@ from autograder.platforms.prairielearn_results import (
     prairielearn_document,
     write_prairielearn_results,
 )
-from autograder.record import GradingRecord, NamedMistake, TestRecord
 
 
 def failure_document(problem, kind="grader-error"):

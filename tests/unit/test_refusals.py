@@ -7,8 +7,8 @@ A description changed, added or removed without a release shows here."""
 import pytest
 
 from autograder.config import KIT_ROOT
-from autograder.proofs import PROOFS, STAGES, refusals_markdown
-from autograder.release import README_REFUSALS
+from autograder.release.build import README_REFUSALS
+from autograder.release.proofs import PROOFS, STAGES, refusals_markdown
 
 
 def _block(readme: str) -> str:

@@ -5,10 +5,10 @@ import subprocess
 
 import nbformat
 
-from autograder import zip_proofs
-from autograder.catalogue_grading import _fingerprint
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.notebooks import notebook_problem
+from autograder.release import zip_proofs
+from autograder.release.catalogue_grading import _fingerprint
+from autograder.release.notebooks import notebook_problem
 
 
 def _notebook(check_output: str, plot: bool = True) -> nbformat.NotebookNode:

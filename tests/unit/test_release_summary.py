@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from autograder.release import _summary
-from autograder.release import main as release_main
+from autograder.release.build import _summary
+from autograder.release.build import main as release_main
 
 
 def test_a_failed_assignment_loses_its_old_zips_and_is_summarised(tmp_path, capsys):

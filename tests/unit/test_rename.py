@@ -11,7 +11,7 @@ import pytest
 
 from autograder.catalogue import read_catalogue
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.rename import RenameError, rename_test
+from autograder.release.rename import RenameError, rename_test
 
 A = "attention"
 OLD = "hidden/test_sdpa.py::test_matches_reference"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograder.cohort import mistake_title, regrade_diff, student_rows
+from autograder.cohort.cohort import mistake_title, regrade_diff, student_rows
+from autograder.cohort.export import Submission
+from autograder.cohort.flags import submission_flags
+from autograder.cohort.report import render_report
 from autograder.config import load_assignment
-from autograder.export import Submission
-from autograder.flags import submission_flags
-from autograder.report import render_report
 
 KIT = Path(__file__).resolve().parents[2]
 ATTENTION = load_assignment("attention", KIT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import seam
+from autograder.grading import seam
 from autograder.sandbox import WorkerDied, WorkerMemory
 from autograder.worker import wire
 

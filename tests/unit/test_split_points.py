@@ -2,7 +2,7 @@
 
 import itertools
 
-from autograder.scoring import split_points
+from autograder.grading.scoring import split_points
 
 
 def test_quarters_remainder_to_first_cases():

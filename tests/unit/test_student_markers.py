@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
-from autograder.notebooks import public_tests_by_function
-from autograder.student_folder import handout_text, student_files
+from autograder.release.notebooks import public_tests_by_function
+from autograder.release.student_folder import handout_text, student_files
 
 NAMES = list_assignments(KIT_ROOT)
 EXAMPLE = re.compile(r"`pytest (-[mk]) ([A-Za-z_][A-Za-z0-9_]*)`")
@@ -56,7 +56,7 @@ with open(sys.argv[2], "w") as f:
 
 def registered_markers(name: str) -> dict[str, str]:
     """{marker: description} from the pytest.ini of assignment ``name``'s student folder (generated per assignment)."""
-    from autograder.student_folder import student_pytest_ini
+    from autograder.release.student_folder import student_pytest_ini
 
     text = student_pytest_ini(load_assignment(name, KIT_ROOT))
     block = re.search(r"^markers =\n((?:[ \t]+.*\n?)+)", text, re.MULTILINE)
@@ -127,7 +127,7 @@ def test_every_public_test_carries_the_marker_of_the_function_it_grades(name, co
 def test_the_student_pytest_ini_registers_each_graded_function_once_and_says_where(name):
     """Each assignment's pytest.ini registers exactly its own functions: every function of the stub and every
     function a public test names, nothing of another assignment (so adding one never changes another's zip)."""
-    from autograder.functions import stub_functions
+    from autograder.release.functions import stub_functions
 
     assignment = load_assignment(name, KIT_ROOT)
     registered = registered_markers(name)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.cohort.export import Submission
+from autograder.cohort.student_pages import page_names, render_page, write_student_pages
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.export import Submission
-from autograder.student_pages import page_names, render_page, write_student_pages
 
 ATTENTION = load_assignment("attention", KIT_ROOT)
 

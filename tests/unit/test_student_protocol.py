@@ -1,6 +1,6 @@
 """The remote and the replaying student are one interface and make the same steps on the same test body.
 
-A replay of a failed test on a catalogued mistake (``autograder/replay.py``) finds the student's failing
+A replay of a failed test on a catalogued mistake (``autograder/diagnosis/replay.py``) finds the student's failing
 check by its call site. That holds only if a test body makes the same steps, named the same, whether its
 ``student`` is the isolated worker (:class:`RemoteStudent`, grading) or a module in this process
 (:class:`ModuleStudent`, the diagnoser's replays). Here the public tests of two assignments (functions,
@@ -16,11 +16,11 @@ import pytest
 import torch
 
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.grade import forget_test_modules
-from autograder.local import ModuleStudent
+from autograder.grading.grade import forget_test_modules
+from autograder.grading.local import ModuleStudent
+from autograder.grading.seam import Deadlines, RemoteStudent, load_module
+from autograder.grading.student import Student
 from autograder.per_test import per_test
-from autograder.seam import Deadlines, RemoteStudent, load_module
-from autograder.student import Student
 
 
 def _steps(test, student, seed=11):

@@ -1,6 +1,6 @@
 """A public test draws the same random inputs in the student's folder as in grading.
 
-Grading seeds each test from its id in the grader's layout (autograder/scoring.py: sha256 of
+Grading seeds each test from its id in the grader's layout (autograder/grading/scoring.py: sha256 of
 "0:public/<file>::<test>"); the student's conftest.py computes the same seed from the test's id in
 the student's layout (`public_tests/`), so the numbers in the feedback are the ones `pytest` shows.
 Both sides are run for real, without running the tests' bodies: the student's folder as release
@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
-from autograder.student_folder import student_files
+from autograder.release.student_folder import student_files
 
 NAMES = list_assignments(KIT_ROOT)
 
@@ -54,9 +54,9 @@ with open(sys.argv[-1], "w") as f:
 
 GRADING = """
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.local import ModuleStudent
-from autograder.grade import pytest_args
-from autograder.scoring import ScoringPlugin
+from autograder.grading.local import ModuleStudent
+from autograder.grading.grade import pytest_args
+from autograder.grading.scoring import ScoringPlugin
 
 out = {}
 for name in sys.argv[1:-1]:

@@ -1,6 +1,6 @@
 """Feedback is cut where a reader can stop: a paragraph or a sentence, never a word or a number."""
 
-from autograder.text_limits import cut
+from autograder.grading.text_limits import cut
 
 
 def test_short_text_is_kept_whole():

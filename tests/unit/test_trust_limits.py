@@ -14,9 +14,9 @@ import zipfile
 import pytest
 import torch
 
+from autograder.grading.submission import SubmissionProblem, UnpackBudget, central_directory, check_central_directory
 from autograder.sandbox import channel, proctree
 from autograder.sandbox.users import running_as_root
-from autograder.submission import SubmissionProblem, UnpackBudget, central_directory, check_central_directory
 from autograder.worker import wire
 
 # -- answers -------------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ def test_values_still_make_the_round_trip():
 
 def test_a_malformed_load_answer_is_the_submissions_failure(monkeypatch, tmp_path):
     """Was: "the grader hit an internal error (ValueError)"."""
-    from autograder import seam
+    from autograder.grading import seam
 
     class FakeWorker:
         user = None
@@ -156,7 +156,7 @@ def test_the_central_directory_is_sized_from_its_end_record(tmp_path):
 
 
 def test_a_zip_inside_a_zip_with_a_huge_directory_costs_the_grader_nothing(tmp_path):
-    from autograder.submission import find_submission_file
+    from autograder.grading.submission import find_submission_file
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.seam import load_module
+from autograder.grading.seam import load_module
 
 VOCAB = 12
 BOS = 10

@@ -6,11 +6,13 @@ random shapes, masks, very large scores, fully blocked rows and gradients.
 
 import math
 
+import pytest
 import torch
 
 from autograder.checks import expect_close, expect_dtype, expect_follows_scores, expect_shape
 
 
+@pytest.mark.grades("scaled_dot_product_attention")
 def test_worked_example(student):
     """scaled_dot_product_attention: the course's worked example gives 20.0"""
     q = torch.tensor([[1.0, 0.0]], dtype=torch.float64)                          # (1, 2)
@@ -33,6 +35,7 @@ def test_worked_example(student):
     )
 
 
+@pytest.mark.grades("softmax")
 def test_softmax_course_example(student):
     """softmax: softmax([2, 0.5, -1]) ≈ [0.7856, 0.1753, 0.0391]"""
     x = torch.tensor([2.0, 0.5, -1.0], dtype=torch.float64)
@@ -50,6 +53,7 @@ def test_softmax_course_example(student):
     )
 
 
+@pytest.mark.grades("scaled_dot_product_attention")
 def test_shapes(student, gen):
     """scaled_dot_product_attention: output (n_q, d_v) and weights (n_q, n_k), batched too"""
     n_q, n_k, d_k, d_v = 3, 5, 4, 6
@@ -69,6 +73,7 @@ def test_shapes(student, gen):
                  atol=1e-4, hint="Each output row is the weighted average of the rows of v: output = weights @ v.")
 
 
+@pytest.mark.grades("causal_mask")
 def test_causal_mask_4(student):
     """causal_mask: causal_mask(4) blocks the strict upper triangle"""
     got = student.causal_mask(4)
@@ -81,6 +86,7 @@ def test_causal_mask_4(student):
                  hint="True = blocked: query i may not see keys j > i (it does see itself, j = i).")
 
 
+@pytest.mark.grades("padding_mask")
 def test_padding_mask_example(student):
     """padding_mask: lengths [3, 1, 4] in 4 positions"""
     got = student.padding_mask(torch.tensor([3, 1, 4]), 4)
@@ -92,6 +98,7 @@ def test_padding_mask_example(student):
                  hint="Sequence b has real tokens at positions 0 .. lengths[b]-1; True (blocked) from lengths[b] on.")
 
 
+@pytest.mark.grades("softmax")
 def test_softmax_all_neg_inf_row(student):
     """softmax: a row that is all -inf gives zeros, not NaN (a hidden test checks the same in both dtypes)"""
     x = torch.tensor([[1.0, 2.0, 3.0], [float("-inf")] * 3, [0.0, float("-inf"), 0.0]], dtype=torch.float64)
@@ -103,6 +110,7 @@ def test_softmax_all_neg_inf_row(student):
                  "NaN. Replace a -inf max by 0 (and a zero sum by 1) before dividing.")
 
 
+@pytest.mark.grades("scaled_dot_product_attention")
 def test_fully_blocked_query(student):
     """scaled_dot_product_attention: a fully blocked query gets zero weights and a zero output, not NaN"""
     q = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)                 # (2, 2)

@@ -22,7 +22,7 @@ def _run(env, file_name, test_name):
     spec.loader.exec_module(module)
     test = getattr(module, test_name)
     digest = hashlib.sha256(f'0:public/{file_name}::{test_name}'.encode()).digest()
-    seed = int.from_bytes(digest[:4], 'little')  # the seed grading gives this test (autograder/scoring.py)
+    seed = int.from_bytes(digest[:4], 'little')  # the seed grading gives this test (autograder/grading/scoring.py)
     fixtures = {'student': student, 'seed': seed, 'gen': torch.Generator().manual_seed(seed)}
     test(**{p: fixtures[p] for p in inspect.signature(test).parameters})
 

@@ -9,6 +9,7 @@ holds, and generation against a reference.
 
 import math
 
+import pytest
 import torch
 
 from autograder.checks import as_float64, expect_close, expect_shape, expect_true
@@ -28,6 +29,7 @@ def _softmax(x):
     return [v / sum(e) for v in e]
 
 
+@pytest.mark.grades("next_token_probs")
 def test_probs_worked_example(student):
     """next_token_probs: the handout's example, logits [2, 1, 0, -1]"""
     p = _softmax([2, 1, 0, -1])                                                  # 0.644, 0.237, 0.087, 0.032
@@ -50,6 +52,7 @@ def test_probs_worked_example(student):
         )
 
 
+@pytest.mark.grades("sample_next")
 def test_sample_greedy_and_seeded(student):
     """sample_next: temperature 0 is the argmax; the same seed gives the same draws"""
     logits = torch.tensor([[0.1, 3.0, -1.0], [2.0, 0.0, 2.5]], dtype=torch.float64)
@@ -70,6 +73,7 @@ def test_sample_greedy_and_seeded(student):
     )
 
 
+@pytest.mark.grades("causal_mask")
 def test_causal_mask_with_cache(student):
     """causal_mask: the last n_q of n_k positions; one query against a cache blocks nothing"""
     cases = {
@@ -96,6 +100,7 @@ def _params(vocab=7, d=8, n_layers=2, max_len=16, gen=None):
     return params
 
 
+@pytest.mark.grades("forward")
 def test_forward_prompt_then_one_token_at_a_time(student, gen):
     """forward: a prompt and then one token at a time through a KVCache equals one pass over everything"""
     params = _params(gen=gen)
@@ -120,6 +125,7 @@ def test_forward_prompt_then_one_token_at_a_time(student, gen):
     )
 
 
+@pytest.mark.grades("generate")
 def test_generate_cache_equals_recompute(student, gen):
     """generate: greedy with and without the cache gives the same tokens and logits"""
     params = _params(gen=gen)

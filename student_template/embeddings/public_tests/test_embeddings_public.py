@@ -7,6 +7,7 @@ does not guarantee full marks (the hidden tests also use random corpora and edge
 import math
 
 import numpy as np
+import pytest
 
 from autograder.checks import Feedback, checkpoint, distinct_digits, expect_close, expect_shape, expect_true
 
@@ -23,6 +24,7 @@ def _expect_number(got, want, what, atol, hint=""):
         raise Feedback(f"{what}: expected {shown_want}, got {shown_got} (tolerance {atol:.0e}). {hint}", got=got)
 
 
+@pytest.mark.grades("one_hot")
 def test_one_hot_example(student):
     """one_hot: one_hot([2, 0], 3) is [[0, 0, 1], [1, 0, 0]]"""
     got = student.one_hot([2, 0], 3)
@@ -31,6 +33,7 @@ def test_one_hot_example(student):
                  hint="Row r has its 1 in column indices[r]; shape (len(indices), vocab_size).")
 
 
+@pytest.mark.grades("cooccurrence")
 def test_cooccurrence_example(student):
     """cooccurrence: a hand-counted example with a repeated word and two sentences"""
     corpus = [["a", "b", "a", "c"], ["c", "b"]]
@@ -46,6 +49,7 @@ def test_cooccurrence_example(student):
                  "across the two sentences.")
 
 
+@pytest.mark.grades("ppmi")
 def test_ppmi_example(student):
     """ppmi: a 2x2 example with a zero count"""
     C = np.array([[2.0, 1.0], [1.0, 0.0]])
@@ -58,6 +62,7 @@ def test_ppmi_example(student):
                  hint="max(ln(P(w,c) / (P(w) P(c))), 0) with the natural log; 0 where the count is 0.")
 
 
+@pytest.mark.grades("svd_embeddings")
 def test_svd_shape_and_unit_rows(student):
     """svd_embeddings: shape (V, k) and unit-length rows"""
     M = np.array([[3.0, 1.0, 0.0, 1.0], [1.0, 2.0, 1.0, 0.0], [0.0, 1.0, 4.0, 1.0],
@@ -72,6 +77,7 @@ def test_svd_shape_and_unit_rows(student):
                 "are the two strongest directions of M, independent of each other.")
 
 
+@pytest.mark.grades("cosine_similarity")
 def test_cosine_example(student):
     """cosine_similarity: cosine([3, 4], [4, 3]) is 24/25"""
     # 1e-8: a few float64 operations (1e-16), plus an epsilon of up to 1e-8 on the norms, which the
@@ -82,6 +88,7 @@ def test_cosine_example(student):
                  "cosine_similarity([2, 0], [0, 7])", atol=1e-12, hint="Orthogonal vectors have cosine 0.")
 
 
+@pytest.mark.grades("nearest")
 def test_nearest_example(student):
     """nearest: ranks by cosine, most similar first, skipping excluded words"""
     E = np.array([[10.0, 10.0], [1.0, 0.0], [0.0, -3.0], [0.8, 0.1]])
@@ -94,6 +101,7 @@ def test_nearest_example(student):
                 "before keeping n.")
 
 
+@pytest.mark.grades("analogy")
 def test_course_results(student):
     """analogy: the course's results (king~queen 0.997, king - man + woman, 'bank')"""
     corpus = student.course_corpus()

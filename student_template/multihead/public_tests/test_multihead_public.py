@@ -7,12 +7,14 @@ the grader also tries masks of every shape, float32, gradients and more.
 
 import math
 
+import pytest
 import torch
 from torch import nn
 
 from autograder.checks import expect_close, expect_shape, expect_true
 
 
+@pytest.mark.grades("split_heads")
 def test_split_heads(student, gen):
     """split_heads: head layout on a (2, 3, 8) input with 2 heads"""
     x = torch.randn(2, 3, 8, generator=gen, dtype=torch.float64)
@@ -24,6 +26,7 @@ def test_split_heads(student, gen):
                  atol=0.0, hint="Reshape to (B, T, h, d_h), then transpose(1, 2).")
 
 
+@pytest.mark.grades("merge_heads")
 def test_merge_heads(student, gen):
     """merge_heads: concatenates 2 heads of shape (2, 3, 4) back into (2, 3, 8)"""
     heads = torch.randn(2, 2, 3, 4, generator=gen, dtype=torch.float64)
@@ -32,6 +35,7 @@ def test_merge_heads(student, gen):
                  hint="Transpose back to (B, T, h, d_h), then reshape to (B, T, h*d_h): the heads are concatenated.")
 
 
+@pytest.mark.grades("sinusoidal_positions")
 def test_sinusoidal_positions_small(student):
     """sinusoidal_positions: the formula on 50 positions, d_model=16, float32"""
     pe = student.sinusoidal_positions(50, 16)
@@ -48,6 +52,7 @@ def test_sinusoidal_positions_small(student):
                  "Row 0 must be [0, 1, 0, 1, ...].")
 
 
+@pytest.mark.grades("MultiHeadAttention")
 def test_parameter_count_table(student):
     """MultiHeadAttention: the course's table, 16,640 parameters at d_model=64 for 1, 2, 4, 8 heads"""
     for h in (1, 2, 4, 8):
@@ -58,6 +63,7 @@ def test_parameter_count_table(student):
                     "in_proj_weight (192, 64), in_proj_bias (192,), out_proj.weight (64, 64), out_proj.bias (64,).")
 
 
+@pytest.mark.grades("MultiHeadAttention")
 def test_matches_torch_small(student, gen):
     """MultiHeadAttention: equals nn.MultiheadAttention on the course's example (d_model=8, 2 heads, float64)"""
     d, h = 8, 2

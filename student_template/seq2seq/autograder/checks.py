@@ -10,18 +10,19 @@ Otter, whose runner only catches ``Exception``.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 import torch
+
+from .per_test import call_that_produced, checkpoint, current, record_call
 
 
 class Feedback(AssertionError):
     """A failed check; ``str(exc)`` is the message the student sees.
 
-    ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis.py``): ``got`` is what
+    ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis/diagnoser.py``): ``got`` is what
     the student's code produced (a value, or an :class:`Outcome` when it raised, called a banned
     function, or returned where it should have raised) and ``check`` which numbered step of the test
     failed (:func:`checkpoint`), so the test can be run again on a catalogued mistake and looked at
@@ -37,7 +38,10 @@ class Feedback(AssertionError):
         super().__init__(message)
         self.call = call if call is not None else call_that_produced(got)
         self.got = got
-        self.check = _RECORDING[-1].checks if _RECORDING else None  # which check of the test (checkpoint)
+        context = current()
+        # at which step of the test it failed, and the steps before it (per_test.py: each named by its call site)
+        self.check = context.last if context is not None else None
+        self.passed = frozenset(context.steps[:-1]) if context is not None else frozenset()
         if kind is not None:
             self.kind = kind
 
@@ -62,116 +66,6 @@ KINDS = {
     "import-error": "the file could not be imported",
 }
 
-_PARTS_RECORDED = 8  # the first parts of a returned tuple or list (outputs, not sequences of results)
-
-
-class Provenance:
-    """Which student call produced which value, so that a check on that value needs no hand-written
-    ``call=`` for the diagnoser to replay it (``autograder/diagnosis.py``).
-
-    One registry per test (:func:`recording`, entered by the scoring plugin): the seam
-    (``autograder/seam.py``) records what each top-level call on plain data returned, tests carry
-    the record through conversions (:func:`derived`, :func:`as_float64`), and it is dropped when the
-    test ends. Values are keyed by identity and never kept alive by the registry (the grader's memory
-    is what the test holds, not every answer of the test): a tensor, an array or a handle on a worker
-    object by a weak reference, its entry going when it does; a list, tuple or dict by its type and
-    its parts, the same way (it takes no weak reference itself); only other objects are held. So a
-    value is never taken for another (a dead one's id may be reused): at most for a container of the
-    very same parts, in the same order, at the same address, which is the same value.
-    """
-
-    class _Parts:
-        """What the registry keeps of a list, tuple or dict: its type and its parts as ``_hold`` keeps them."""
-
-        __slots__ = ("type", "parts")
-
-        def __init__(self, kind: type, parts: list) -> None:
-            self.type, self.parts = kind, parts
-
-    def __init__(self) -> None:
-        self._calls: dict[int, tuple[Any, dict, object]] = {}  # id -> (what is kept of the value, call, token)
-        self.checks = 0  # checks started so far in this test (checkpoint)
-
-    def record(self, value: Any, call: dict) -> None:
-        if value is None or isinstance(value, (bool, int, float, str)):
-            return  # small immutable values are shared between unrelated calls
-        import weakref
-
-        key, token, owner = id(value), object(), weakref.ref(self)
-
-        def forget(_: Any) -> None:  # the value (or a part of it) is gone: its entry and the call it kept go too
-            registry = owner()
-            if registry is not None and registry._calls.get(key, (None, None, None))[2] is token:
-                del registry._calls[key]
-
-        self._calls[key] = (self._hold(value, forget), call, token)
-
-    def call_of(self, value: Any) -> dict | None:
-        found = self._calls.get(id(value))
-        return found[1] if found is not None and self._is(found[0], value) else None
-
-    @staticmethod
-    def _hold(value: Any, forget: Callable[[Any], None], depth: int = 0) -> Any:
-        """A weak reference to ``value``, a ``_Parts`` of a list, tuple or dict (4 levels deep), or ``value``."""
-        import weakref
-
-        if isinstance(value, (list, tuple, dict)) and depth < 4:
-            parts = [x for pair in value.items() for x in pair] if isinstance(value, dict) else list(value)
-            return Provenance._Parts(type(value), [Provenance._hold(x, forget, depth + 1) for x in parts])
-        try:
-            return weakref.ref(value, forget)
-        except TypeError:  # None, numbers, strings, plain objects: small, or nothing else to know them by
-            return value
-
-    @staticmethod
-    def _is(held: Any, value: Any) -> bool:
-        """``value`` is the value ``held`` was kept of."""
-        import weakref
-
-        if isinstance(held, weakref.ref):
-            return held() is value
-        if isinstance(held, Provenance._Parts):
-            if type(value) is not held.type or len(value) * (2 if isinstance(value, dict) else 1) != len(held.parts):
-                return False
-            parts = [x for pair in value.items() for x in pair] if isinstance(value, dict) else value
-            return all(Provenance._is(h, x) for h, x in zip(held.parts, parts))
-        return held is value
-
-
-_RECORDING: list[Provenance] = []  # the registry of the test running now (innermost last); none outside tests
-
-
-@contextmanager
-def recording() -> Iterator[Provenance]:
-    """Record the provenance of the values produced inside the block, in a fresh registry dropped after it."""
-    provenance = Provenance()
-    _RECORDING.append(provenance)
-    try:
-        yield provenance
-    finally:
-        _RECORDING.remove(provenance)
-
-
-def record_call(value: Any, call: dict) -> None:
-    """Remember that ``value`` came from ``call`` (a dict as ``Feedback.call`` takes); a returned
-    tuple or list is remembered whole and its first parts with their ``"output"`` index (so a
-    student who returns a list where the contract says tuple is diagnosed the same). Outside
-    :func:`recording` (a student's own machine) nothing is remembered."""
-    if not _RECORDING:
-        return
-    provenance = _RECORDING[-1]
-    provenance.record(value, call)
-    if isinstance(value, (tuple, list)):
-        for index, part in enumerate(value[:_PARTS_RECORDED]):
-            provenance.record(part, {**call, "output": index})
-
-
-def checkpoint() -> None:
-    """Count a step of the test (a check as it starts, a call into the student's code): ``Feedback.check``
-    then says where a failure happened, for a replay of the test on a mistake (``test_replay.py``)."""
-    if _RECORDING:
-        _RECORDING[-1].checks += 1
-
 
 def derived(value: Any, result: Any, then: Callable[[Any], Any] | None = None) -> Any:
     """``result``, computed from ``value``, keeps the record of the student call that produced
@@ -180,11 +74,11 @@ def derived(value: Any, result: Any, then: Callable[[Any], Any] | None = None) -
     ``result`` is computed from ``value`` (an index, a transpose), and the diagnoser computes each
     replayed value the same way."""
     call = call_that_produced(value)
-    if call is not None and _RECORDING:
+    if call is not None:
         if then is not None:
             before = call.get("then")
             call = {**call, "then": then if before is None else (lambda out: then(before(out)))}
-        _RECORDING[-1].record(result, call)
+        record_call(result, call)
     return result
 
 
@@ -197,11 +91,6 @@ def as_float64(value: Any, what: str = "the returned value") -> torch.Tensor:
     return derived(value, t.double())
 
 
-def call_that_produced(value: Any) -> dict | None:
-    """The recorded call that returned ``value`` in the running test, or None."""
-    return _RECORDING[-1].call_of(value) if _RECORDING else None
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What a call did instead of returning the expected value: ``raised``, ``banned`` or ``returned``."""
@@ -211,6 +100,8 @@ class Outcome:
     # For ``raised``: the exception's classes, most derived first, as "module.QualName" (the worker sends
     # them as data); ``expect_raises`` compares these, never the message. Not part of equality (diagnosis).
     classes: tuple[str, ...] = field(default=(), compare=False)
+    # For ``banned``: the banned names the call used, sorted (``detail`` says them in words).
+    names: tuple[str, ...] = field(default=(), compare=False)
 
     @staticmethod
     def raised(type_name: str, message: str, classes: Any = ()) -> "Outcome":
@@ -226,7 +117,8 @@ class Outcome:
     @staticmethod
     def banned(names: list[str]) -> "Outcome":
         """The banned functions a call used (the worker and the diagnoser both report them sorted)."""
-        return Outcome("banned", ", ".join(sorted(set(names))))
+        used = tuple(sorted(set(names)))
+        return Outcome("banned", ", ".join(used), names=used)
 
 
 RETURNED = Outcome("returned")  # the call returned normally where an exception was expected
@@ -344,15 +236,7 @@ def expect_close(
         )
     _expect_same_kind(g, w, what, hint, call, got)
     if g.dtype == torch.bool:  # both are (above): True/False compared exactly
-        bad = (g.to(torch.bool) != w.to(torch.bool)).reshape(g.shape or (1,))
-        if bad.any():
-            idx = tuple(int(i) for i in bad.nonzero()[0])
-            raise Feedback(
-                f"{what}: {int(bad.sum())} of {bad.numel()} entries are wrong, the first at index {idx} "
-                f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])})." + _hint(hint),
-                call,
-                got,
-            )
+        _expect_same_truth(g, w, what, hint, call, got)
         return
     g64 = g.detach().to(torch.float64).reshape(g.shape or (1,))  # 0-d values compare as 1-element vectors
     w64 = w.detach().to(torch.float64).reshape(w.shape or (1,))
@@ -369,27 +253,43 @@ def expect_close(
     allowed = atol + rtol * w64.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
     bad = err > allowed
     if bad.any():
-        first = tuple(int(i) for i in bad.nonzero()[0])
-        row = first[:-1] if len(first) > 1 else first
-        where = f"row {row if len(row) != 1 else row[0]}" if len(first) > 1 else f"index {first[0]}"
-        detail = ""
-        if len(first) > 1:
-            lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
-            detail = (
-                f" In {where}, entries {lo} to {min(lo + 6, g64.shape[-1] - 1)}: expected "
-                f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}."
-            )
-        shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
-        detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
         if float32_sized(err[bad], w64[bad], atol):
             hint = FLOAT32_HINT  # the formula is right: a float32 tensor, constant or cast lost the digits
         raise Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
-            f"{_tolerance(atol, rtol)}; "
-            f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}" + _hint(hint),
+            f"{_tolerance(atol, rtol)}; " + _first_difference(g64, w64, bad) + _hint(hint),
             call,
             got,
         )
+
+
+def _expect_same_truth(g: torch.Tensor, w: torch.Tensor, what: str, hint: str, call: Any, got: Any) -> None:
+    bad = (g.to(torch.bool) != w.to(torch.bool)).reshape(g.shape or (1,))
+    if bad.any():
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        raise Feedback(
+            f"{what}: {int(bad.sum())} of {bad.numel()} entries are wrong, the first at index {idx} "
+            f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])})." + _hint(hint),
+            call,
+            got,
+        )
+
+
+def _first_difference(g64: torch.Tensor, w64: torch.Tensor, bad: torch.Tensor) -> str:
+    """ "3 of 12 entries off, the first in row 1). In row 1, entries 0 to 6: ... At index (1, 2): ..." """
+    first = tuple(int(i) for i in bad.nonzero()[0])
+    row = first[:-1] if len(first) > 1 else first
+    where = f"row {row if len(row) != 1 else row[0]}" if len(first) > 1 else f"index {first[0]}"
+    detail = ""
+    if len(first) > 1:
+        lo = max(0, first[-1] - 3)  # the first difference and its neighbours, not just the row's start
+        detail = (
+            f" In {where}, entries {lo} to {min(lo + 6, g64.shape[-1] - 1)}: expected "
+            f"{_fmt_window(w64[row], lo)}, got {_fmt_window(g64[row], lo)}."
+        )
+    shown_w, shown_g = distinct_digits(float(w64[first]), float(g64[first]))
+    detail += f" At index {first if len(first) > 1 else first[0]}: expected {shown_w}, got {shown_g}."
+    return f"{int(bad.sum())} of {bad.numel()} entries off, the first in {where}).{detail}"
 
 
 def kind_of(t: torch.Tensor) -> str:
@@ -517,22 +417,6 @@ def _where(mask: torch.Tensor) -> str:
     first = tuple(int(i) for i in mask.nonzero()[0])
     place = f"row {first[0]}" if len(first) == 2 else (f"index {first[0]}" if len(first) == 1 else f"index {first}")
     return place + f" ({int(mask.sum())} of {mask.numel()} entries)"
-
-
-def nonfinite(value: Any) -> str:
-    """ "" when ``value`` (a tensor, array or number) is finite everywhere, else where it is not:
-    "NaN in row 3 (2 of 40 entries)"."""
-    try:
-        t = torch.as_tensor(np.asarray(value) if not isinstance(value, torch.Tensor) else value)
-    except (TypeError, ValueError, RuntimeError):
-        return ""
-    if not (t.is_floating_point() or t.is_complex()):
-        return ""
-    t = t.detach().reshape(t.shape or (1,))
-    for mask, name in ((torch.isnan(t), "NaN"), (torch.isinf(t), "an infinite value")):
-        if mask.any():
-            return f"{name} in {_where(mask)}"
-    return ""
 
 
 def _hint(hint: str) -> str:

@@ -7,6 +7,7 @@ necessary, not sufficient.
 
 import math
 
+import pytest
 import torch
 
 from autograder.checks import expect_close, expect_dtype, expect_shape, expect_true
@@ -14,6 +15,7 @@ from autograder.checks import expect_close, expect_dtype, expect_shape, expect_t
 VOCAB, BOS = 12, 10
 
 
+@pytest.mark.grades("attend")
 def test_attend_worked_example(student):
     """attend: a query aligned with one encoder state puts most weight on it"""
     # Three encoder states (T = 3, h = 4); the query points along the second one.
@@ -38,6 +40,7 @@ def test_attend_worked_example(student):
     )
 
 
+@pytest.mark.grades("AttnSeq2Seq")
 def test_model_shapes(student):
     """AttnSeq2Seq: step, forward and generate return the documented shapes and dtypes"""
     model = student.AttnSeq2Seq(hidden=16, vocab=VOCAB, emb=8)
@@ -69,6 +72,7 @@ def test_model_shapes(student):
     expect_shape(step[1], (2, 16), "AttnSeq2Seq.step new state")
 
 
+@pytest.mark.grades("copy_batch")
 def test_copy_batch_structure(student):
     """copy_batch: digits 0-9 and tgt_in = BOS followed by src shifted right"""
     src, tgt_in = student.copy_batch(4, 6, None)
@@ -95,6 +99,7 @@ def test_copy_batch_structure(student):
     )
 
 
+@pytest.mark.grades("train_copy")
 def test_train_copy_runs(student):
     """train_copy: a few steps return one finite loss per step, starting near log(12)"""
     model = student.AttnSeq2Seq(hidden=16, vocab=VOCAB, emb=8)

@@ -7,6 +7,7 @@ loop step by step against a reference loop, and the full counting task.
 
 import math
 
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -52,6 +53,7 @@ def _random_layer(d, h, ff, gen):
     return layer
 
 
+@pytest.mark.grades("TransformerBlock")
 def test_block_matches_torch_layer(student, gen):
     """TransformerBlock: equals nn.TransformerEncoderLayer(norm_first=True) with a causal mask"""
     d, h, ff, T = 16, 4, 32, 6
@@ -70,6 +72,7 @@ def test_block_matches_torch_layer(student, gen):
     )
 
 
+@pytest.mark.grades("TinyCausalLM")
 def test_lm_shapes_and_causality(student, gen):
     """TinyCausalLM: logits (B, T, vocab); changing the last tokens leaves earlier logits unchanged"""
     model = student.TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16)
@@ -95,6 +98,7 @@ def test_lm_shapes_and_causality(student, gen):
     )
 
 
+@pytest.mark.grades("lm_loss")
 def test_lm_loss_shifts_targets(student, gen):
     """lm_loss: cross-entropy of model(tokens[:, :-1]) against tokens[:, 1:]"""
     model = student.TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=16)
@@ -115,6 +119,7 @@ def test_lm_loss_shifts_targets(student, gen):
     )
 
 
+@pytest.mark.grades("generate")
 def test_generate_greedy(student, gen):
     """generate: keeps the prompt and appends argmax tokens of the last position"""
     model = student.TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=16)
@@ -135,6 +140,7 @@ def test_generate_greedy(student, gen):
                  hint="Each new token is the argmax of the logits at the LAST position; the prompt stays in front.")
 
 
+@pytest.mark.grades("train")
 def test_train_history(student, gen):
     """train: returns one train and one val loss per epoch and the index of the lowest val loss"""
     starts = torch.randint(8, (64, 1), generator=gen)

@@ -1,0 +1,187 @@
+"""The class's submissions: Gradescope's "Export Submissions" folder or a plain folder, read and closed.
+
+One job: turn the folder ``grade-all`` is given into :class:`Submission` records: an export
+(``submission_metadata.yml`` plus one ``submission_<id>/`` folder each, a group's members
+with their ids and emails, Gradescope's submission time) or a plain folder of files, zips or
+folders named by the student; note students with several submissions; and, as root, close
+the export, ``--out`` and a ``--compare`` folder to the worker accounts before any student
+code runs (:func:`make_private`).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..grading.submission import SubmissionProblem, UnpackBudget, check_central_directory
+
+
+@dataclass
+class Submission:
+    sid: str  # the key of this submission (Gradescope id or file stem)
+    path: Path
+    name: str = ""
+    student_id: str = ""
+    email: str = ""
+    created_at: str = ""
+    notes: list[str] = field(default_factory=list)
+    # the same student's other submissions: {the id or email they share: [those submissions' ids]}
+    duplicates: dict[str, list[str]] = field(default_factory=dict)
+    superseded_by: str = ""  # the same student(s)' later submission, which is the one that counts
+    submitters: list[dict] = field(default_factory=list)  # [{"name", "sid", "email"}], several for a group
+    late: bool | None = None  # None: no due date given, or no submission time
+
+
+class BatchError(Exception):
+    """The folder cannot be graded as asked; the message says why."""
+
+
+def _read_export_metadata(folder: Path) -> dict:
+    import yaml
+
+    path = folder / "submission_metadata.yml"
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (yaml.YAMLError, OSError) as exc:
+        raise BatchError(f"{path} is not readable YAML ({exc}); re-download the Gradescope export.") from None
+    if not isinstance(data, dict):
+        raise BatchError(f"{path} does not look like a Gradescope export's metadata")
+    return data
+
+
+def _field(d: dict, key: str) -> str:
+    value = d.get(f":{key}", d.get(key, ""))
+    return "" if value is None else str(value)
+
+
+def find_submissions(folder: Path) -> list[Submission]:
+    """The submissions in an export or a plain folder, in a stable order."""
+    if not folder.is_dir():
+        raise BatchError(f"{folder} is not a folder; pass the unzipped export or a folder of submissions.")
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX")
+    if (folder / "submission_metadata.yml").is_file():
+        meta = _read_export_metadata(folder)
+        subs = []
+        for key, info in sorted(meta.items()):
+            info = info if isinstance(info, dict) else {}
+            submitters = info.get(":submitters") or info.get("submitters") or [{}]
+            names = ", ".join(_field(s, "name") for s in submitters if _field(s, "name"))
+            subs.append(
+                Submission(
+                    sid=str(key),
+                    path=folder / str(key),
+                    name=names,
+                    student_id=";".join(_field(s, "sid") for s in submitters if _field(s, "sid")),
+                    email=";".join(_field(s, "email") for s in submitters if _field(s, "email")),
+                    created_at=_field(info, "created_at"),
+                    submitters=[{k: _field(p, k) for k in ("name", "sid", "email")} for p in submitters if isinstance(p, dict)],
+                    notes=[] if (folder / str(key)).exists() else ["listed in submission_metadata.yml but its folder is missing"],
+                )
+            )
+        return subs
+    subs = [Submission(sid=p.stem if p.is_file() else p.name, path=p) for p in entries if p.is_dir() or p.is_file()]
+    return [s for s in subs if s.path.name != "submission_metadata.yml"]
+
+
+def _reachable_by_others(path: Path) -> bool:
+    """Could a user who is neither the owner nor in the group list or enter ``path``?"""
+    path = path.resolve()
+    for folder in path.parents:
+        if not folder.stat().st_mode & 0o001:
+            return False
+    return bool(path.stat().st_mode & 0o005)
+
+
+def make_private(export: Path, out: Path, earlier: Path | None = None) -> list[str]:
+    """As root, before any student code runs: nothing of the class is readable to the worker accounts.
+
+    ``--out`` (results, gradebooks, report) becomes ``0700`` and root's if a worker account owned
+    it; the export, and an earlier ``--out`` given to ``--compare``, lose their permissions for
+    other users (``o-rwx``) when other users could reach them. Each worker then reads only its
+    own student's file, copied into its private staging. Returns what was changed, for the log."""
+    from ..sandbox import running_as_root
+    from ..sandbox.users import STUDENT_USER
+
+    if not running_as_root():
+        return []
+    changed = []
+    out.mkdir(parents=True, exist_ok=True)
+    for folder in (out, out / "results"):
+        folder.mkdir(exist_ok=True)
+        info = folder.stat()
+        try:
+            owner = pwd.getpwuid(info.st_uid).pw_name
+        except KeyError:
+            owner = ""
+        if info.st_uid != 0 and (owner == STUDENT_USER or owner.startswith(STUDENT_USER + "-") or not owner):
+            os.chown(folder, 0, 0)
+            changed.append(f"{folder} now belongs to root")
+        if info.st_mode & 0o077:
+            folder.chmod(0o700)
+            changed.append(f"{folder} is now 0700")
+    for folder in (export, earlier):
+        if folder is None or not folder.exists():
+            continue
+        if _reachable_by_others(folder):
+            try:
+                folder.chmod(folder.stat().st_mode & ~0o007)
+                changed.append(f"{folder} was readable by other users (the worker accounts among them): now o-rwx")
+            except OSError as exc:  # a read-only copy: say so, the grading itself still isolates each worker
+                changed.append(
+                    f"WARNING: {folder} is readable by other users and could not be closed ({exc.strerror}); students' code could read it: copy it into a private folder (chmod 700) and grade that"
+                )
+    return changed
+
+
+def check_duplicates(subs: list[Submission]) -> list[str]:
+    """Students with more than one submission (same id or email); all are graded, and flagged."""
+    seen: dict[str, list[str]] = {}
+    for s in subs:
+        for ident in filter(None, [s.student_id, s.email, s.sid if not s.student_id and not s.email else ""]):
+            for part in ident.split(";"):
+                seen.setdefault(part, []).append(s.sid)
+    warnings = []
+    for ident, sids in seen.items():
+        if len(set(sids)) > 1:
+            for s in subs:
+                if s.sid in sids:
+                    s.duplicates[ident] = [x for x in sids if x != s.sid]
+            warnings.append(f"{ident} appears in {len(set(sids))} submissions: {', '.join(sorted(set(sids)))}")
+    return warnings
+
+
+def _contains_file(path: Path, filename: str) -> bool:
+    if path.is_file():
+        if path.suffix == ".zip":
+            try:
+                check_central_directory(path, UnpackBudget())  # before zipfile builds an object per entry
+                with zipfile.ZipFile(path) as zf:
+                    return any(Path(n).name.lower() == filename.lower() for n in zf.namelist())
+            except (zipfile.BadZipFile, OSError, SubmissionProblem):
+                return False
+        return path.suffix == ".py"
+    return any(p.name.lower() == filename.lower() or p.suffix == ".zip" for p in path.rglob("*"))
+
+
+def _parse_time(text: str) -> datetime | None:
+    """Gradescope's ``2026-11-01 10:00:00.000000000 -08:00`` (nanoseconds) or ISO 8601."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    text = re.sub(r"(\.\d{6})\d+", r"\1", text)  # Python reads at most microseconds
+    text = re.sub(r"\s+([+-]\d\d:?\d\d)$", r"\1", text).replace("Z", "+00:00")
+    try:
+        moment = datetime.fromisoformat(text.replace(" ", "T", 1))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def duplicates_text(sub: Submission) -> str:
+    """The submission's duplicates in words ("a@x.edu also has submission(s) 12, 14"), "" without any."""
+    return "; ".join(f"{ident} also has submission(s) {', '.join(sids)}" for ident, sids in sub.duplicates.items())

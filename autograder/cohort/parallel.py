@@ -1,0 +1,84 @@
+"""The parallel grader: many uploads graded by several ``grade-many`` processes at once.
+
+One job: split (upload, results[, options]) jobs over grader processes, each reserving its own
+worker user, and follow their progress through structured events on their stdout
+(:func:`progress_event`, :func:`parse_event`), never through their human output. ``grade-all``
+and the release self-check grade through :func:`parallel_grade`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from ..config import KIT_ROOT, Assignment
+
+# Progress comes from structured events the grading child prints on its stdout (one JSON
+# object per line, after this prefix), never from its human output: pytest's dots and
+# tracebacks share that stream.
+EVENT_PREFIX = "@@autograder-event "
+
+
+def progress_event(upload: str, score: float) -> str:
+    """The line ``grade-many`` prints when a submission's results are written."""
+    return EVENT_PREFIX + json.dumps({"event": "graded", "upload": str(upload), "score": score})
+
+
+def parse_event(line: str) -> dict | None:
+    """The event on ``line``, or None (anything else the child printed is ignored)."""
+    at = line.find(EVENT_PREFIX)
+    if at < 0:
+        return None
+    try:
+        event = json.loads(line[at + len(EVENT_PREFIX) :])
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) and event.get("event") == "graded" and "upload" in event else None
+
+
+def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0, on_done=None) -> None:
+    """Grade (upload, results[, {"only": test keys}]) jobs with ``processes`` grader processes (``grade-many``) at once.
+
+    Each grader process reserves its own worker user (``sandbox/users.py: reserve_slot``), so
+    students graded at the same time cannot signal or read each other's workers.
+    ``on_done(event)`` is called once per job graded (``{"upload", "score"}``).
+    """
+    processes = max(1, min(processes or os.cpu_count() or 2, len(jobs)))
+    chunks = [jobs[i::processes] for i in range(processes)]
+    reported: set[str] = set()
+    lock = threading.Lock()
+
+    def run(index: int, chunk: list[tuple]) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
+        env = dict(os.environ)
+        expected = {str(u) for u, *_ in chunk}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
+            cwd=KIT_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+        )
+        for line in proc.stdout:
+            event = parse_event(line)
+            if event is None or event["upload"] not in expected:
+                continue
+            with lock:  # each job counts once, whatever is printed twice
+                fresh = event["upload"] not in reported
+                reported.add(event["upload"])
+            if fresh and on_done:
+                on_done(event)
+        proc.wait()
+        os.unlink(f.name)
+
+    with ThreadPoolExecutor(max_workers=processes) as pool:
+        for future in [pool.submit(run, i, chunk) for i, chunk in enumerate(chunks) if chunk]:
+            future.result()

@@ -1,0 +1,280 @@
+"""A pytest plugin that turns the assignment's tests into points and feedback.
+
+Points and visibility come from the assignment config (one source); a
+parametrized test shares its points between its cases in exact quarters, which gives
+partial credit. Only the check's own message (written for students) and what
+the student's code printed reach the student: never a grader traceback, a
+hidden input or the reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from ..checks import Feedback
+from ..config import Assignment
+from ..per_test import per_test
+from .record import TestRecord
+from .seam import Deadlines, load_module
+from .student import Student
+
+log = logging.getLogger("autograder.grading.scoring")
+OUTPUT_CHARS_PER_TEST = 2000
+
+
+class ScoringPlugin:
+    def __init__(
+        self,
+        assignment: Assignment,
+        student: Student,
+        run_deadline: float,
+        diagnoser: Any = None,
+        only: Any = None,
+        seed_base: int = 0,
+    ) -> None:
+        self.assignment = assignment
+        self.seed_base = seed_base  # shifts every test's seed (the flake check); 0 when grading
+        self.only = set(only) if only is not None else None
+        self.student = student
+        self.run_deadline = run_deadline
+        self.diagnoser = diagnoser
+        self.results: dict[str, TestRecord] = {}
+        self.config_errors: list[str] = []
+        self._marks: dict[str, Any] = {}
+        self._diagnosed: list[str] = []  # nodeids of the failures compared with the catalogue
+        # failures no mistake explained alone, kept (small ones, LOOK_AGAIN_BYTES in all) for a second look
+        # once every test has run: nodeid -> (exception, item)
+        self._unexplained: dict[str, tuple[BaseException, Any]] = {}
+        self._kept_bytes = 0
+        self._reference = None
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", f"{GRADES}(function): the function or class a test grades")
+
+    # -- fixtures --------------------------------------------------------------
+    @pytest.fixture(name="student")
+    def student_fixture(self) -> Any:
+        return self.student
+
+    @pytest.fixture(name="reference")
+    def reference_fixture(self) -> Any:
+        if self._reference is None:
+            self._reference = load_module(f"_reference_{self.assignment.module}", self.assignment.solution)
+        return self._reference
+
+    @pytest.fixture(name="seed")
+    def seed_fixture(self, request: pytest.FixtureRequest) -> int:
+        """A seed per test, stable across runs; ``seed_base`` shifts all of them (the flake check)."""
+        digest = hashlib.sha256(f"{self.seed_base}:{request.node.nodeid}".encode()).digest()
+        return int.from_bytes(digest[:4], "little")
+
+    @pytest.fixture(name="gen")
+    def gen_fixture(self, seed: int) -> torch.Generator:
+        return torch.Generator().manual_seed(seed)
+
+    # -- collection -----------------------------------------------------------
+    def key_of(self, item: pytest.Item) -> str:
+        rel = Path(str(item.fspath)).resolve().relative_to(self.assignment.tests_dir.resolve())
+        return f"{rel.as_posix()}::{getattr(item, 'originalname', item.name)}"
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        keys = {item.nodeid: self.key_of(item) for item in items}
+        if self.only is not None:
+            unknown = self.only - set(keys.values())
+            self.config_errors.extend(f"asked to run {key}, but no such test was collected" for key in sorted(unknown))
+            config.hook.pytest_deselected(items=[item for item in items if keys[item.nodeid] not in self.only])
+            items[:] = [item for item in items if keys[item.nodeid] in self.only]
+        counts: dict[str, int] = {}
+        for item in items:
+            counts[keys[item.nodeid]] = counts.get(keys[item.nodeid], 0) + 1
+        for key in counts:
+            if key not in self.assignment.points:
+                self.config_errors.append(f"test {key} has no points in assignment.toml")
+        for key in self.assignment.points:
+            if key not in counts and (self.only is None or key in self.only):
+                self.config_errors.append(f"assignment.toml gives points to {key}, but no such test was collected")
+        seen: dict[str, int] = {}
+        for item in items:
+            key = keys[item.nodeid]
+            index = seen[key] = seen.get(key, -1) + 1
+            self.results[item.nodeid] = TestRecord(
+                key=key,
+                nodeid=item.nodeid,
+                name=test_title(item),
+                function=graded_function(item),
+                max_score=split_points(self.assignment.points.get(key, 0.0), counts[key])[index],
+                visibility=self.assignment.visibility_of(key),
+            )
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.config_errors.append(f"could not collect {report.nodeid}: {report.longreprtext[-2000:]}")
+
+    # -- running ----------------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Any:
+        """Each test (setup, call, teardown, report) runs under its deadlines and records the
+        provenance of the values its student calls return in a registry of its own."""
+        deadlines = Deadlines(run=self.run_deadline, request=self.assignment.test_timeout)
+        with self.student.deadlines(deadlines), per_test():
+            yield
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        now = time.monotonic()
+        self._marks[item.nodeid] = self.student.output_mark()  # None: an in-process student captures nothing
+        if now >= self.run_deadline:
+            raise Feedback("not run: grading reached the time limit for the whole submission before this test", kind="not-run")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Any:
+        outcome = yield
+        report = outcome.get_result()
+        result = self.results.get(item.nodeid)
+        if result is None:
+            return
+        if report.when == "call" and report.passed:
+            result.status, result.score, result.kind = "passed", result.max_score, "passed"
+        elif report.failed and report.when in ("setup", "call"):
+            result.status, result.score = "failed", 0.0
+            exc = call.excinfo.value if call.excinfo is not None else None
+            result.kind = exc.kind if isinstance(exc, Feedback) else "unreadable"
+            result.message = self._failure_text(call.excinfo)
+            if self.diagnoser is not None and exc is not None:
+                self._diagnose(result, exc, item)
+        elif report.skipped and report.when in ("setup", "call"):
+            result.status, result.score, result.kind = "failed", 0.0, "skipped"
+            result.message = "not run (skipped)"
+        if report.when == "teardown":
+            mark = self._marks.pop(item.nodeid, None)
+            if mark is not None:
+                result.printed = self.student.output_since(mark, OUTPUT_CHARS_PER_TEST)
+
+    def _diagnose(self, result: TestRecord, exc: BaseException, item: Any) -> None:
+        """Compare a failure with the catalogue; what it concludes is settled once every test has run."""
+        try:
+            mistakes, compared = self.diagnoser(exc, result.key, item)
+        except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
+            log.error("diagnosis failed for %s:\n%s", result.key, traceback.format_exc())
+            return
+        if compared:  # settled when the run ends, once every test has been seen (_name_consistent_mistakes)
+            result.mistakes, result.diagnosis = list(mistakes), "named" if mistakes else "none"
+            self._diagnosed.append(result.nodeid)
+            if not mistakes:
+                self._keep_for_second_look(item, exc)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        try:
+            self._name_consistent_mistakes()
+        except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
+            log.error("naming the mistakes failed:\n%s", traceback.format_exc())
+            for nodeid in self._diagnosed:  # the plain sentence where a name would have gone
+                self.results[nodeid].mistakes, self.results[nodeid].diagnosis = [], "unavailable"
+        self._diagnosed.clear()
+        self._unexplained.clear()
+
+    def _keep_for_second_look(self, item: Any, exc: BaseException) -> None:
+        """Keep a failure no mistake explained alone, if what it holds is small (the grader's memory is bounded)."""
+        size = _held_bytes(getattr(exc, "got", None))
+        if self._kept_bytes + size <= LOOK_AGAIN_BYTES:
+            self._kept_bytes += size
+            self._unexplained[item.nodeid] = (exc, item)
+
+    def _name_consistent_mistakes(self) -> None:
+        """Name a mistake only where it explains everything the submission did, in all its tests; then look
+        again, with the mistakes so named, at the failures none explained alone (a file with several mistakes)."""
+        if self.diagnoser is None:
+            return
+        failed = {r.key for r in self.results.values() if r.status != "passed"}
+        passed = {r.key for r in self.results.values() if r.status == "passed"} - failed  # every case passed
+        self.diagnoser.reconsider()  # several mistakes change each other's values: contradictions looked at again
+        for nodeid in self._diagnosed:
+            result = self.results[nodeid]
+            before = result.diagnoses
+            kept = self.diagnoser.consistent(before, passed)
+            if before and not kept:  # its values are that mistake's, which the rest of the submission rules out
+                result.mistakes, result.diagnosis = before[:1], "resembles"
+            else:
+                result.mistakes = kept
+        named = list(dict.fromkeys(n for r in self.results.values() for n in r.diagnoses))
+        for nodeid, (exc, item) in self._unexplained.items():
+            result = self.results[nodeid]
+            if result.diagnosis == "none":
+                result.mistakes = self.diagnoser.consistent(self.diagnoser.again(exc, result.key, item, named), passed)
+        for nodeid in self._diagnosed:
+            result = self.results[nodeid]
+            if result.diagnosis != "resembles":
+                result.diagnosis = "named" if result.mistakes else "none"
+
+    def _failure_text(self, excinfo: Any) -> str:
+        if excinfo is None:
+            return "failed"
+        exc = excinfo.value
+        if isinstance(exc, Feedback):
+            return str(exc)
+        # Anything else comes from the test's own code handling what the student
+        # returned (e.g. indexing a tensor that is not one). The student sees
+        # the error kind; the full traceback goes to the instructor-only log.
+        log.error("unexpected error in a test:\n%s", "".join(traceback.format_exception(exc)))
+        return (
+            f"the check could not be completed on what your code returned "
+            f"({type(exc).__name__}: {str(exc)[:300]}). Check the return type and shape against the handout."
+        )
+
+
+def split_points(points: float, n: int) -> list[float]:
+    """Split ``points`` over ``n`` cases so that the cases, the test and the whole total add up exactly.
+
+    Quarters are exact binary fractions, so any sum of them (Gradescope's, a spreadsheet's) is exact:
+    7 over 3 gives 2.5, 2.25, 2.25 (the remainder to the first cases). Only when a test has more
+    cases than quarter points do the cases fall back to hundredths (exact to two decimals only).
+    """
+    unit = 4 if points * 4 >= n else 100  # parts per point
+    parts = round(points * unit)
+    base, extra = divmod(parts, n)
+    return [(base + (1 if i < extra else 0)) / unit for i in range(n)]
+
+
+LOOK_AGAIN_BYTES = 16 * 2**20  # what the failures kept for a second look may hold in all (answers they carry)
+
+
+def _held_bytes(value: Any, depth: int = 0) -> int:
+    """About how many bytes the tensors and arrays in ``value`` hold (a failure kept for a second look)."""
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, np.ndarray):  # (never an attribute asked of anything else: a handle asks the worker)
+        return int(value.nbytes)
+    if isinstance(value, (list, tuple)) and depth < 3:
+        return sum(_held_bytes(v, depth + 1) for v in value[:64]) + 8 * len(value)
+    if isinstance(value, dict) and depth < 3:
+        return sum(_held_bytes(v, depth + 1) for v in list(value.values())[:64]) + 8 * len(value)
+    return 64
+
+
+def test_title(item: pytest.Item) -> str:
+    """ "softmax: rows sum to 1 [float32]" from the test's docstring (or its name)."""
+    doc = (getattr(item, "function", None).__doc__ or "").strip().splitlines() if hasattr(item, "function") else []
+    title = doc[0].strip() if doc else getattr(item, "originalname", item.name)
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        title += f" [{callspec.id}]"
+    return title
+
+
+GRADES = "grades"  # the marker a test declares the function it grades with: @pytest.mark.grades("softmax")
+
+
+def graded_function(item: pytest.Item) -> str:
+    """The function or class ``item`` grades, as its test declares it (``@pytest.mark.grades("softmax")``,
+    on the test or as the module's ``pytestmark``); ``other`` when it declares none (the release refuses that)."""
+    mark = item.get_closest_marker(GRADES)
+    return str(mark.args[0]) if mark is not None and mark.args else "other"

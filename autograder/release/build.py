@@ -1,0 +1,257 @@
+"""Build a release: student_template/<a>/, dist/<a>/{student,autograder}.zip and dist/<a>/prairielearn/.
+
+A release is a pure function of the sources (solutions/, assignments/,
+autograder/): stubs are generated, never edited; zips are byte-identical
+from the same sources (fixed timestamps, order and permissions). Nothing is
+written to dist/ unless the self-check passes (see :mod:`.selfcheck`).
+
+One job: the ``release`` command, start to end (:func:`main`). The student's folder is
+:mod:`.student_folder`, the check for solution code in it :mod:`.solution_leaks`, the zips
+:mod:`.zips`, the cross-assignment check :mod:`.answer_check`, and the proofs :mod:`.selfcheck`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import KIT_ROOT, Assignment, ConfigError, list_assignments, load_assignment
+from ..platforms import prairielearn_proofs  # noqa: F401 - registers the PrairieLearn question's self-check proof
+from .solution_leaks import solution_code_check
+from .student_folder import write_student_template
+from .zips import build_zips, student_files_from_zip
+
+if TYPE_CHECKING:
+    from ..course import Course, CourseEntry
+
+_BUILDING: Course | None = None  # the course the running release builds from (release --course), see course_entry
+
+
+def course_entry(name: str) -> CourseEntry:
+    """``name``'s entry in the course the running release builds from (default: the kit's course.toml):
+    the self-check judges student.zip by the same hints and ships the release built it with."""
+    from ..course import load_course
+
+    return (_BUILDING or load_course()).entry(name)
+
+
+def main(
+    names: list[str],
+    check: bool = True,
+    out: Path = KIT_ROOT / "dist",
+    as_of: dt.date | None = None,
+    otter: bool = False,
+    cache: Path | None = None,
+    course_file: Path | None = None,
+) -> int:
+    """``python -m autograder release``: regenerate, build, self-check, then write dist/.
+
+    Assignments are built in the course's order (``course.toml``, or ``course_file``), each with
+    its hints and dates and what the course ships on ``as_of`` (default today). Before anything is
+    written, every student.zip is checked to hold none of its own reference's solution code
+    (:func:`solution_code_check`: the hints the course ships may quote single lines) and no code
+    that answers another assignment (:mod:`.course`); one cross-assignment finding refuses the
+    whole release. Assignments are then self-checked two at a time (each grades with two
+    processes): the serial parts of one (unzipping, the public tests, the simulated Gradescope
+    run) overlap with the gradings of the other. student_template/ is regenerated only from the
+    kit's own course.toml (another ``course_file`` builds dist/ alone).
+    """
+    from ..course import COURSE_FILE, load_course
+    from .answer_check import course_findings
+
+    if not names:
+        print("error: no assignments found under assignments/", file=sys.stderr)
+        return 2
+    global _BUILDING
+    as_of = as_of or dt.date.today()
+    course = _BUILDING = load_course(path=course_file)
+    own_course = course_file is None or Path(course_file).resolve() == (KIT_ROOT / COURSE_FILE).resolve()
+    if not own_course:
+        print(f"course: {course_file} (student_template/ is left as the kit's course.toml makes it)")
+    names = sorted(names, key=lambda n: course.order.index(n) if n in course.order else len(course.order))
+    why: dict[str, str] = {}  # assignment -> what failed, for the summary at the end
+    built = [b for b in (_build_one(name, course, as_of, otter, own_course, out, why) for name in names) if b]
+    findings = course_findings({a.name: student_files_from_zip(zips["student.zip"]) for a, zips in built}, course, as_of)
+    for finding in findings:
+        print(f"answer leak: {finding}", file=sys.stderr)
+    if findings:
+        print(
+            "release refused: a student.zip holds code that answers another assignment. Remove it, make it the "
+            "student's own work, or ship it as a dated choice in course.toml ([[assignment.ships]]).",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
+    tables = _self_check_all(built, check, out, cache, why)
+    failures = len(why)
+    if built and not failures:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "course.md").write_text(course.schedule() + f"\nBuilt on {as_of}.\n")
+    if not failures and set(tables) == set(list_assignments()):  # a partial release leaves the README's table alone
+        write_readme_block("mutation", "\n\n".join(tables[n] for n in sorted(tables)))
+    if check and own_course:  # what the release refuses: the self-check's registered proofs, whatever was built
+        write_refusal_lists()
+    print(_summary(names, why, out, check), file=sys.stderr if why else sys.stdout)
+    return 1 if failures else 0
+
+
+def _build_one(
+    name: str, course: Course, as_of: dt.date, otter: bool, own_course: bool, out: Path, why: dict[str, str]
+) -> tuple[Assignment, dict[str, bytes]] | None:
+    """Build assignment ``name``'s files (zips, the PrairieLearn question) and check them for solution code;
+    None, with the reason in ``why``, when it cannot be built."""
+    try:
+        assignment = load_assignment(name)
+        entry = course.entry(name)
+        shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
+        zips = build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter, entry=entry)
+        if "prairielearn" in course.platforms:  # dist/<a>/prairielearn/: platforms/prairielearn_question.py
+            zips.update(_prairielearn_files(assignment, zips["student.zip"], course.title))
+        leaks = solution_code_check(assignment, student_files_from_zip(zips["student.zip"]), entry)
+        if leaks.found:
+            raise ConfigError(
+                leaks.text() + ". Take it out of the handout, notebook or tests (the hints may quote single lines)."
+            )
+        if own_course:
+            write_student_template(assignment)
+        if shipped:
+            print(f"[{name}] ships earlier reference code (course.toml, as of {as_of}): {', '.join(sorted(shipped))}")
+        if entry.hints:
+            print(f"[{name}] ships the handout's code-level hints (course.toml: hints = true)")
+        return assignment, zips
+    except ConfigError as exc:
+        print(f"[{name}] cannot build: {exc}", file=sys.stderr)
+        why[name] = f"cannot build: {exc}"
+        _remove_stale(out, name)
+        return None
+
+
+def _self_check_all(
+    built: list[tuple[Assignment, dict[str, bytes]]], check: bool, out: Path, cache: Path | None, why: dict[str, str]
+) -> dict[str, str]:
+    """Self-check and write each built assignment, two at a time; {assignment: its mutation table}, and the
+    reason in ``why`` for each that failed."""
+    tables: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
+        # the longest first (the training suites), so the two lanes finish together
+        order = sorted(built, key=lambda item: -item[0].test_timeout)
+        futures = [pool.submit(_release_one, assignment, zips, check, out, cache) for assignment, zips in order]
+        futures_names = {f: a.name for f, (a, _) in zip(futures, order)}
+        for future in as_completed(futures):
+            try:
+                name, table, problems = future.result()
+            except Exception as exc:  # noqa: BLE001 - one broken assignment must not hide the others' results
+                name, table, problems = futures_names[future], None, [f"{type(exc).__name__}: {exc}"]
+            if table is None:
+                why[name] = "self-check failed: " + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else "")
+                _remove_stale(out, name)
+            elif table:
+                tables[name] = table
+    return tables
+
+
+def _remove_stale(out: Path, name: str) -> None:
+    """A refused assignment keeps no zips from an earlier release: dist/ never looks released when it is not."""
+    target = out / name
+    if target.exists():
+        shutil.rmtree(target)
+
+
+def _summary(names: list[str], why: dict[str, str], out: Path, checked: bool = True) -> str:
+    done_how = "built and self-checked" if checked else "built, NOT self-checked (--no-check; not for real releases)"
+    if not why:
+        return f"release: {len(names)} assignment(s) {done_how} into {out}/: {', '.join(names)}"
+    lines = [f"release FAILED for {len(why)} of {len(names)} assignment(s) (their {out}/<name>/ folders were removed):"]
+    lines += [f"  - {name}: {reason}" for name, reason in why.items()]
+    done = [n for n in names if n not in why]
+    if done:
+        lines.append(f"  {done_how}: {', '.join(done)}")
+    return "\n".join(lines)
+
+
+def _release_one(
+    assignment: Assignment, zips: dict[str, bytes], check: bool, out: Path, cache: Path | None = None
+) -> tuple[str, str | None, list[str]]:
+    """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if
+    refused, the self-check's problems)."""
+    from .catalogue_grading import DEFAULT_CACHE
+    from .selfcheck import self_check
+
+    name = assignment.name
+    started = time.monotonic()
+    table = ""
+    with tempfile.TemporaryDirectory(prefix=f"kit-release-{name}-") as tmp:
+        staged = Path(tmp)
+        for file_name, data in zips.items():
+            (staged / file_name).parent.mkdir(parents=True, exist_ok=True)  # prairielearn/... is a folder
+            (staged / file_name).write_bytes(data)
+        if check:
+            report = self_check(assignment, staged, cache or DEFAULT_CACHE)
+            with _PRINT:
+                print(report.text(), flush=True)
+            if not report.ok:
+                print(f"[{name}] self-check FAILED: {out / name}/ was not written.", file=sys.stderr, flush=True)
+                return name, None, list(report.problems)
+            (staged / "selfcheck.txt").write_text(report.text() + "\n")
+            table = report.markdown_table()
+        target = out / name
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for path in staged.iterdir():
+            if path.is_dir():
+                shutil.copytree(path, target / path.name)
+            elif path.name != "autograder.zip" or _builds("gradescope"):  # always self-checked, shipped if chosen
+                shutil.copyfile(path, target / path.name)
+    written = ", ".join(sorted(p.name for p in target.iterdir() if p.name != "selfcheck.txt"))
+    print(f"[{name}] wrote {target}/: {written} ({time.monotonic() - started:.0f} s)", flush=True)
+    return name, table, []
+
+
+_PRINT = threading.Lock()
+
+
+def _builds(platform: str) -> bool:
+    """Whether the running release builds ``platform`` (course.toml's ``platforms``, default all)."""
+    from ..course import load_course
+
+    return platform in (_BUILDING or load_course()).platforms
+
+
+def _prairielearn_files(assignment: Assignment, student_zip: bytes, topic: str) -> dict[str, bytes]:
+    """dist/<a>/prairielearn/'s files, keyed ``prairielearn/<path>``; the editor's stub is student.zip's."""
+    from ..platforms.prairielearn_question import prairielearn_files
+
+    stub = student_files_from_zip(student_zip)[assignment.submit_file].decode()
+    return {f"prairielearn/{rel}": data for rel, data in prairielearn_files(assignment, stub, topic).items()}
+
+
+def write_readme_block(name: str, text: str, readme: Path = KIT_ROOT / "README.md", by: str = "make release") -> None:
+    """Replace the generated block ``<!-- name:start -->...<!-- name:end -->`` in the README (``by``: the command that writes it)."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    content = readme.read_text()
+    if start not in content:
+        return
+    head, rest = content.split(start, 1)
+    tail = rest.split(end, 1)[1]
+    updated = f"{head}{start}\n<!-- generated by `{by}`; do not edit -->\n{text}\n{end}{tail}"
+    if updated != content:  # an unchanged README is not touched
+        readme.write_text(updated)
+
+
+README_REFUSALS = ("README.md", "assignments/README.md")  # the READMEs that list what the release refuses
+
+
+def write_refusal_lists(kit_root: Path = KIT_ROOT) -> None:
+    """The ``refusals`` block of each README in ``README_REFUSALS``: one line per registered proof."""
+    from .proofs import refusals_markdown
+
+    for readme in README_REFUSALS:
+        write_readme_block("refusals", refusals_markdown(), kit_root / readme)

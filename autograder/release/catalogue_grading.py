@@ -1,0 +1,140 @@
+"""Grading the catalogue: what the self-check grades, graded through the real CLI, cached.
+
+One job: :func:`catalogue_sources` lists what an assignment's self-check grades (the stub,
+the do-nothing submission, every mistake, variant and corpus entry, and each corpus entry
+with its bug) and which tests each mistake runs against; :func:`grade_sources` grades such
+sources in parallel through the isolated grader, cached on the hash of everything a result
+depends on (:func:`_fingerprint`: the engine, the assignment, the reference, the interpreter
+and the installed packages). ``make mutants`` and ``make determinism`` grade through it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ..catalogue import bugged_source, do_nothing_source, read_catalogue, submission_source
+from ..cohort.parallel import parallel_grade
+from ..config import KIT_ROOT, Assignment
+from .markers import make_stub
+
+# Gradings of catalogue entries, keyed on every input that can change a result (see _fingerprint).
+# `release --cache DIR` moves it (the benchmark times a release with an empty cache that way);
+# `make clean` removes it.
+DEFAULT_CACHE = KIT_ROOT / ".cache" / "selfcheck"
+
+
+def _fingerprint(assignment: Assignment) -> str:
+    h = hashlib.sha256()
+    roots = [Path(__file__).resolve().parent.parent, assignment.root, assignment.solution.parent]
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(root)).encode())
+                h.update(path.read_bytes())
+    h.update((KIT_ROOT / "requirements.txt").read_bytes())
+    # the interpreter and the installed versions of what grading imports can change a result too
+    h.update(f"{sys.executable} {sys.version}".encode())
+    for package in ("torch", "numpy", "pytest", "psutil", "einops", "nbclient", "ipykernel", "matplotlib", "otter-grader"):
+        try:
+            h.update(f"{package}=={importlib.metadata.version(package)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            h.update(f"{package} missing".encode())
+    return h.hexdigest()
+
+
+def grade_sources(
+    assignment: Assignment,
+    sources: dict[str, str],
+    jobs_n: int = 0,
+    only: dict[str, list[str]] | None = None,
+    cache: Path = DEFAULT_CACHE,
+    fingerprint: str | None = None,
+    exitfirst: bool = False,
+    cached_only: bool = False,
+) -> dict[str, dict]:
+    """Grade each ``{label: source}`` through the real CLI (isolated worker), in parallel, cached.
+
+    ``only[label]`` restricts that source's grading to the listed tests; ``fingerprint`` is
+    ``_fingerprint(assignment)`` when the caller has it already. ``cached_only``: grade nothing, return
+    the gradings already in the cache (the labels not graded yet are left out).
+    """
+    cache.mkdir(parents=True, exist_ok=True)
+    base = fingerprint or _fingerprint(assignment)
+    only = only or {}
+    results: dict[str, dict] = {}
+    todo: list[tuple[str, str, Path]] = []
+    for label, source in sources.items():
+        selection = (json.dumps(sorted(only[label])) if label in only else "all") + (" exitfirst" if exitfirst else "")
+        key = hashlib.sha256((base + selection + source).encode()).hexdigest()
+        cached = cache / f"{assignment.name}-{key[:24]}.json"
+        try:
+            results[label] = json.loads(cached.read_text())
+        except (OSError, ValueError):  # not graded yet (or unreadable): grade it
+            todo.append((label, source, cached))
+    if cached_only:
+        return results
+    # the slowest first, so two grader processes finish together: whole-suite gradings, then the rest
+    todo.sort(key=lambda item: item[0] in only)
+
+    with tempfile.TemporaryDirectory(prefix="kit-check-") as tmp:
+        jobs = []
+        for i, (label, source, _cached) in enumerate(todo):
+            upload = Path(tmp) / f"upload{i}"
+            upload.mkdir()
+            (upload / assignment.submit_file).write_text(source)
+            options = {"only": only[label]} if label in only else {}
+            if exitfirst:
+                options["exitfirst"] = True
+            jobs.append((upload, Path(tmp) / f"results{i}.json", options))
+        parallel_grade(assignment, jobs, jobs_n)
+        for (label, _source, cached), (_upload, out, _options) in zip(todo, jobs):
+            document = _with_exit_code(json.loads(out.read_text()) if out.is_file() else None)
+            # Never cached: a grading that broke, or one where the student's code ran out of time or memory or
+            # crashed (a loaded machine can cause that; the next release must grade it again).
+            extra = document.get("extra_data", {})
+            if document["_exit_code"] == 0 and not extra.get("stopped") and extra.get("load") not in UNSTABLE_LOADS:
+                temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+                temporary.write_text(json.dumps(document))
+                temporary.replace(cached)
+            results[label] = document
+    return results
+
+
+# A load that hung, ran out of memory or crashed may be the machine's doing (a loaded machine): never cached.
+UNSTABLE_LOADS = ("timeout", "memory", "crash")
+
+
+def _with_exit_code(document: dict | None) -> dict:
+    """The results document (None: the grader wrote none) with ``_exit_code`` 1 if the grading itself broke."""
+    if document is None:
+        return {"score": None, "tests": [], "_exit_code": 1}
+    document["_exit_code"] = 1 if document.get("extra_data", {}).get("config_errors") else 0
+    return document
+
+
+def catalogue_sources(assignment: Assignment) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
+    """What the self-check grades: ``{label: source}`` (stub, do-nothing, every mistake, variant,
+    corpus entry and corpus entry with its bug), the tests each mistake runs against, and the
+    corpus entries whose BUG could not be applied."""
+    mistakes = read_catalogue(assignment, "mistake")
+    corpus = read_catalogue(assignment, "corpus")
+    sources = {"stub": make_stub(assignment.solution.read_text()), "do-nothing": do_nothing_source(assignment)}
+    for entry in mistakes + read_catalogue(assignment, "variant") + corpus:
+        sources[f"{entry.kind}:{entry.name}"] = submission_source(assignment, entry)
+    bug_errors = []
+    for entry in corpus:
+        try:
+            sources[f"corpus-bug:{entry.name}"] = bugged_source(assignment, entry) if entry.bug else None
+        except ValueError as exc:
+            bug_errors.append(str(exc))
+    sources = {label: source for label, source in sources.items() if source is not None}
+    # A mistake runs against the tests that claim to catch it (the proof needs nothing else, and the
+    # training tests are most of the time); the reference, the stub and the variants run everything.
+    only = {f"mistake:{e.name}": [k for k in e.caught_by if k in assignment.points] for e in mistakes}
+    return sources, only, bug_errors

@@ -1,0 +1,71 @@
+"""The release self-check: prove the grading before shipping it.
+
+Runs every proof registered in :mod:`.proofs` (the proofs themselves are in
+:mod:`.catalogue_proofs` and :mod:`.zip_proofs`) and refuses the release, saying
+why, when one does not hold. What the release refuses is therefore the registry's
+list: :func:`.proofs.refusals_markdown` generates it into README.md and
+assignments/README.md at each release.
+
+Gradings and the slow proofs (notebook, other seed) are cached by the hash of
+everything they depend on (:mod:`.catalogue_grading`), so an unchanged assignment
+re-checks in seconds. This is each assignment's proof: ``make release`` runs it,
+and CI runs ``make release`` on a fresh clone before ``make test``.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ..catalogue import read_catalogue
+from ..config import Assignment
+from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them registers their proofs
+from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources
+from .catalogue_proofs import mistake_table
+from .caught_by import advise
+from .proofs import Evidence, Report, proofs_of
+from .zip_proofs import Proven, check_gradescope_zip
+
+
+def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE) -> Report:
+    """Every registered proof for ``assignment``, whose built zips are in ``staged``; the report says what failed."""
+    report = Report(assignment.name)
+    sources, only, bug_errors = catalogue_sources(assignment)
+    started = time.monotonic()
+    # The zips are checked while the catalogue is graded; the reference's grading is the one the
+    # autograder.zip does in the simulated Gradescope tree (one grading proves both).
+    zip_report = Report(assignment.name)
+    fingerprint = _fingerprint(assignment)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, Proven(cache, assignment, fingerprint))
+        graded = grade_sources(assignment, sources, only=only, cache=cache, fingerprint=fingerprint)
+        graded["reference"] = zip_checks.result()
+    report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
+
+    evidence = Evidence(
+        assignment,
+        staged=staged,
+        graded=graded,
+        mistakes=read_catalogue(assignment, "mistake"),
+        variants=read_catalogue(assignment, "variant"),
+        corpus=read_catalogue(assignment, "corpus"),
+        bug_errors=bug_errors,
+    )
+    for registered in proofs_of("gradings"):
+        registered.check(evidence, report)
+    report.table = mistake_table(evidence)
+    # advice, never a refusal: a CAUGHT_BY that does not say what the mistake fails (caught_by.py)
+    advise(evidence, report, grade_sources, cache, fingerprint)
+    report.lines.extend(zip_report.lines)
+    report.problems.extend(zip_report.problems)
+    return report
+
+
+def _check_zips(assignment: Assignment, staged: Path, report: Report, proven: Proven) -> dict:
+    """The proofs on the built zips (stage ``zips``), run beside the gradings; returns the reference's
+    results from the autograder.zip (graded in a simulated Gradescope tree)."""
+    evidence = Evidence(assignment, staged=staged, proven=proven)
+    for registered in proofs_of("zips"):
+        registered.check(evidence, report)
+    return check_gradescope_zip(assignment, staged / "autograder.zip", report)
