@@ -194,7 +194,9 @@ def test_grade_all_on_a_folder_with_two_copied_submissions_ranks_that_pair_first
     report = (out / "report.html").read_text()
     section = report[report.index('<section id="similarity">') :].split("</section>")[0]
     assert pairs[0]["page"] in section, "the dashboard's first similar pair links to its page"
-    assert section.index(pairs[0]["page"]) < min((section.find(p["page"]) for p in pairs[1:] if p["page"] in section), default=len(section))
+    assert section.index(pairs[0]["page"]) < min(
+        (section.find(p["page"]) for p in pairs[1:] if p["page"] in section), default=len(section)
+    )
 
 
 def test_the_stub_and_the_reference_never_count(tmp_path):

@@ -112,6 +112,7 @@ def function_summary(
     hidden_summary: str = "categories",
     titles: dict[str, str] | None = None,
     changes: dict[str, set[str]] | None = None,
+    published_later: bool = True,
 ) -> str:
     """One line per graded function (each test's declared ``function``), what the student reads first.
 
@@ -121,6 +122,8 @@ def function_summary(
     hidden tests that check: fully blocked rows ..."), as ``hidden_summary`` allows:
     ``off`` (nothing), ``points``, ``categories`` (the default) or ``causes`` (also the
     likely mistake's title). Hidden inputs, expected values and outputs never appear.
+    ``published_later``: the platform shows hidden tests' own feedback once grades are published
+    (Gradescope does; PrairieLearn never does, and the heading does not promise it there).
     """
     titles = titles or {}
     changes = changes or {}
@@ -136,7 +139,9 @@ def function_summary(
         return ""
     head = "Summary by function"
     if hidden_summary != "off" and any(t.visibility != "visible" for t in tests):
-        head += " (hidden tests: what they check and the points lost now; their full feedback once grades are published)"
+        head += " (hidden tests: what they check and the points lost now" + (
+            "; their full feedback once grades are published)" if published_later else ")"
+        )
     return head + ":\n" + "\n".join(lines)
 
 
@@ -202,9 +207,9 @@ def _upstream(function: str, group: list[TestRecord], changes: dict[str, set[str
     return sorted(culprits)
 
 
-def record_summary(record: GradingRecord) -> str:
+def record_summary(record: GradingRecord, published_later: bool = True) -> str:
     """The summary by function of ``record``, with the titles and changes of the mistakes it names."""
     named_now = {m for t in record.tests if t.status != "passed" for m in t.diagnoses}
     titles = {k: v.title for k, v in record.named.items()}
     changes = {k: set(v.changes) for k, v in record.named.items() if k in named_now}
-    return function_summary(record.tests, record.hidden_summary, titles, changes)
+    return function_summary(record.tests, record.hidden_summary, titles, changes, published_later)

@@ -19,7 +19,7 @@ notebook top to bottom does); from each, the grader keeps what *defines* the mod
   name only such a statement set;
 * a cell that is not Python even without its IPython lines is left out whole, with its syntax error.
 
-A file that is not a notebook (broken JSON, no cells) is a :class:`SubmissionProblem` saying so.
+A file that is not a notebook (broken JSON, no cells) is a :class:`NotebookProblem` saying so.
 """
 
 from __future__ import annotations
@@ -31,7 +31,13 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from .submission import MAX_NOTEBOOK_BYTES, SubmissionProblem
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs and plots make notebooks far larger than their code
+
+
+class NotebookProblem(ValueError):
+    """The upload's notebook cannot be read as one; the message says what to upload instead
+    (``submission.py`` reports it as the upload's problem)."""
+
 
 CONTRACT_IMPORTS = frozenset({"torch", "numpy", "einops"})  # and the standard library (seam_messages.ALLOWED_IMPORTS)
 # Cell magics whose body is Python run as the cell (``%%writefile <module>.py`` only for the graded file).
@@ -75,32 +81,32 @@ def _snippet(text: str, width: int = 40) -> str:
 
 
 def read_notebook(raw: bytes, name: str, filename: str) -> list[str]:
-    """The sources of the notebook's code cells, in order; :class:`SubmissionProblem` if it is no notebook."""
+    """The sources of the notebook's code cells, in order; :class:`NotebookProblem` if it is no notebook."""
     advice = f"open it in Jupyter or Colab and save it again, or upload {filename} (File > Download > .py)."
     if len(raw) > MAX_NOTEBOOK_BYTES:
-        raise SubmissionProblem(f"{name} is over {MAX_NOTEBOOK_BYTES // 2**20} MB; clear its outputs, or upload {filename}.")
+        raise NotebookProblem(f"{name} is over {MAX_NOTEBOOK_BYTES // 2**20} MB; clear its outputs, or upload {filename}.")
     try:
         document = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        raise SubmissionProblem(f"{name} is not a readable notebook (not UTF-8 text, byte {exc.start}); {advice}") from None
+        raise NotebookProblem(f"{name} is not a readable notebook (not UTF-8 text, byte {exc.start}); {advice}") from None
     except json.JSONDecodeError as exc:
-        raise SubmissionProblem(
+        raise NotebookProblem(
             f"{name} is not a readable notebook (its JSON is broken at line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             + advice
         ) from None
     if not isinstance(document, dict):
-        raise SubmissionProblem(f"{name} is not a notebook (no cells); {advice}")
+        raise NotebookProblem(f"{name} is not a notebook (no cells); {advice}")
     cells = document.get("cells")
     if cells is None and isinstance(document.get("worksheets"), list):  # nbformat 3: cells in worksheets, code in "input"
         cells = [c for sheet in document["worksheets"] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
     if not isinstance(cells, list):
-        raise SubmissionProblem(f"{name} is not a notebook (no cells); {advice}")
+        raise NotebookProblem(f"{name} is not a notebook (no cells); {advice}")
     metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
     kernel = metadata.get("kernelspec") if isinstance(metadata.get("kernelspec"), dict) else {}
     info = metadata.get("language_info") if isinstance(metadata.get("language_info"), dict) else {}
     language = str(kernel.get("language") or info.get("name") or "python")
     if language.lower() not in ("python", "python3"):
-        raise SubmissionProblem(f"{name} is a {language} notebook; the assignment is Python: upload {filename}.")
+        raise NotebookProblem(f"{name} is a {language} notebook; the assignment is Python: upload {filename}.")
     sources = []
     for cell in cells:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -131,7 +137,7 @@ def notebook_module(raw: bytes, name: str, module: str) -> Extracted:
         if kept:
             parts.append(f"\n# cell {number}\n" + "\n\n".join(kept) + "\n")
     if state.imports_module and not state.own:
-        raise SubmissionProblem(
+        raise NotebookProblem(
             f"{name} imports {module} rather than defining its functions (the lab notebook?): upload your {filename}."
         )
     future = "".join(f"{line}\n" for line in dict.fromkeys(state.future))

@@ -54,12 +54,13 @@ def results_document(record: GradingRecord) -> dict:
 MISCONFIGURED = "The autograder is misconfigured; course staff have been notified by the grader's log."
 
 
-def top_text(record: GradingRecord) -> str:
+def top_text(record: GradingRecord, published_later: bool = True) -> str:
     """The message above the tests: the score line, the summary by function, the grading's notes; or, when
-    nothing could be graded, only why."""
+    nothing could be graded, only why. ``published_later``: the platform publishes hidden feedback later."""
     if record.problem and not record.tests:
         return record.problem
-    output = "\n\n".join(part for part in (score_line(record), record_summary(record), *_notes(record)) if part)
+    summary = record_summary(record, published_later)
+    output = "\n\n".join(part for part in (score_line(record), summary, *_notes(record)) if part)
     return cut(output, OUTPUT_LIMIT_PER_TEST * 2)
 
 

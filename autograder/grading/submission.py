@@ -27,8 +27,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .notebook_upload import MAX_NOTEBOOK_BYTES, NotebookProblem, notebook_module
+
 MAX_FILE_BYTES = 1024 * 1024
-MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs and plots make notebooks far larger than their code
 JUNK_PARTS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git"}
 
 
@@ -289,10 +290,12 @@ def _chosen_notebook(upload: Path, files: list[Path], stem: str) -> Path | None:
 
 def _notebook_as_module(notebook: Path, filename: str, workdir: Path, notes: list[str]) -> tuple[Path, str]:
     """The module ``notebook``'s code cells define, written under ``workdir``, and the note saying so."""
-    from .notebook_upload import notebook_module
 
     raw = _read_regular(notebook, MAX_NOTEBOOK_BYTES, "the notebook itself")
-    extracted = notebook_module(raw, notebook.name, Path(filename).stem)
+    try:
+        extracted = notebook_module(raw, notebook.name, Path(filename).stem)
+    except NotebookProblem as exc:
+        raise SubmissionProblem(str(exc)) from None
     folder = Path(tempfile.mkdtemp(dir=workdir, prefix="notebook-"))
     target = folder / filename
     target.write_text(extracted.source, encoding="utf-8")

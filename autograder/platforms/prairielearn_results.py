@@ -27,8 +27,6 @@ HELD_BACK = (
     "Hidden test: its own feedback is not shown here. The summary at the top of the results says "
     "what the hidden tests check and the points they lost."
 )
-# Gradescope's words that are not true on PrairieLearn, which never publishes hidden feedback:
-GRADESCOPE_ONLY_PHRASES = ("; their full feedback once grades are published",)
 CUT_NOTE = "\n[... {n} more characters not shown]"
 
 
@@ -46,9 +44,7 @@ def prairielearn_document(record: GradingRecord, syntax_error: bool = False) -> 
     the attempt: nothing gradable was uploaded, the file does not parse (``syntax_error``: the
     engine reports it as an import error), or the grader failed or did not finish.
     """
-    output = top_text(record)
-    for phrase in GRADESCOPE_ONLY_PHRASES:
-        output = output.replace(phrase, "")
+    output = top_text(record, published_later=False)  # PrairieLearn never publishes hidden tests' own feedback
     if record.kind in NOT_GRADABLE or (record.kind == "import-error" and syntax_error):
         reason = record.problem if record.problem and not record.tests else record.load_error or score_line(record)
         reason = reason.removeprefix("Score 0: ").strip()

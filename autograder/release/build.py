@@ -23,23 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import KIT_ROOT, Assignment, ConfigError, list_assignments, load_assignment
-from ..platforms import prairielearn_proofs  # noqa: F401 - registers the PrairieLearn question's self-check proof
 from .solution_leaks import solution_code_check
 from .student_folder import write_student_template
 from .zips import build_zips, student_files_from_zip
 
 if TYPE_CHECKING:
-    from ..course import Course, CourseEntry
-
-_BUILDING: Course | None = None  # the course the running release builds from (release --course), see course_entry
-
-
-def course_entry(name: str) -> CourseEntry:
-    """``name``'s entry in the course the running release builds from (default: the kit's course.toml):
-    the self-check judges student.zip by the same hints and ships the release built it with."""
-    from ..course import load_course
-
-    return (_BUILDING or load_course()).entry(name)
+    from ..course import Course
 
 
 def main(
@@ -69,9 +58,8 @@ def main(
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
         return 2
-    global _BUILDING
     as_of = as_of or dt.date.today()
-    course = _BUILDING = load_course(path=course_file)
+    course = load_course(path=course_file)
     own_course = course_file is None or Path(course_file).resolve() == (KIT_ROOT / COURSE_FILE).resolve()
     if not own_course:
         print(f"course: {course_file} (student_template/ is left as the kit's course.toml makes it)")
@@ -89,7 +77,7 @@ def main(
         )
         return 1
     print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
-    tables = _self_check_all(built, check, out, cache, why)
+    tables = _self_check_all(built, check, out, cache, why, course)
     failures = len(why)
     if built and not failures:
         out.mkdir(parents=True, exist_ok=True)
@@ -134,7 +122,12 @@ def _build_one(
 
 
 def _self_check_all(
-    built: list[tuple[Assignment, dict[str, bytes]]], check: bool, out: Path, cache: Path | None, why: dict[str, str]
+    built: list[tuple[Assignment, dict[str, bytes]]],
+    check: bool,
+    out: Path,
+    cache: Path | None,
+    why: dict[str, str],
+    course: Course,
 ) -> dict[str, str]:
     """Self-check and write each built assignment, two at a time; {assignment: its mutation table}, and the
     reason in ``why`` for each that failed."""
@@ -142,7 +135,7 @@ def _self_check_all(
     with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
         # the longest first (the training suites), so the two lanes finish together
         order = sorted(built, key=lambda item: -item[0].test_timeout)
-        futures = [pool.submit(_release_one, assignment, zips, check, out, cache) for assignment, zips in order]
+        futures = [pool.submit(_release_one, assignment, zips, check, out, cache, course) for assignment, zips in order]
         futures_names = {f: a.name for f, (a, _) in zip(futures, order)}
         for future in as_completed(futures):
             try:
@@ -177,10 +170,19 @@ def _summary(names: list[str], why: dict[str, str], out: Path, checked: bool = T
 
 
 def _release_one(
-    assignment: Assignment, zips: dict[str, bytes], check: bool, out: Path, cache: Path | None = None
+    assignment: Assignment,
+    zips: dict[str, bytes],
+    check: bool,
+    out: Path,
+    cache: Path | None = None,
+    course: Course | None = None,
 ) -> tuple[str, str | None, list[str]]:
     """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if
-    refused, the self-check's problems)."""
+    refused, the self-check's problems). ``course``: the course it was built from (the self-check
+    judges student.zip by the same hints and ships; its ``platforms`` say which zips are written)."""
+    from ..course import load_course
+
+    course = course or load_course()
     from .catalogue_grading import DEFAULT_CACHE
     from .selfcheck import self_check
 
@@ -193,7 +195,7 @@ def _release_one(
             (staged / file_name).parent.mkdir(parents=True, exist_ok=True)  # prairielearn/... is a folder
             (staged / file_name).write_bytes(data)
         if check:
-            report = self_check(assignment, staged, cache or DEFAULT_CACHE)
+            report = self_check(assignment, staged, cache or DEFAULT_CACHE, course.entry(assignment.name))
             with _PRINT:
                 print(report.text(), flush=True)
             if not report.ok:
@@ -208,7 +210,7 @@ def _release_one(
         for path in staged.iterdir():
             if path.is_dir():
                 shutil.copytree(path, target / path.name)
-            elif path.name != "autograder.zip" or _builds("gradescope"):  # always self-checked, shipped if chosen
+            elif path.name != "autograder.zip" or "gradescope" in course.platforms:  # always self-checked, shipped if chosen
                 shutil.copyfile(path, target / path.name)
     written = ", ".join(sorted(p.name for p in target.iterdir() if p.name != "selfcheck.txt"))
     print(f"[{name}] wrote {target}/: {written} ({time.monotonic() - started:.0f} s)", flush=True)
@@ -216,13 +218,6 @@ def _release_one(
 
 
 _PRINT = threading.Lock()
-
-
-def _builds(platform: str) -> bool:
-    """Whether the running release builds ``platform`` (course.toml's ``platforms``, default all)."""
-    from ..course import load_course
-
-    return platform in (_BUILDING or load_course()).platforms
 
 
 def _prairielearn_files(assignment: Assignment, student_zip: bytes, topic: str) -> dict[str, bytes]:
@@ -251,7 +246,7 @@ README_REFUSALS = ("README.md", "assignments/README.md")  # the READMEs that lis
 
 def write_refusal_lists(kit_root: Path = KIT_ROOT) -> None:
     """The ``refusals`` block of each README in ``README_REFUSALS``: one line per registered proof."""
-    from .proofs import refusals_markdown
+    from .selfcheck import refusals_markdown
 
     for readme in README_REFUSALS:
         write_readme_block("refusals", refusals_markdown(), kit_root / readme)

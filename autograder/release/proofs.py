@@ -1,7 +1,7 @@
 """The registry of the self-check's proofs: each reason the release refuses an assignment, with its one line.
 
 One job: :func:`proof` registers a function as one proof with a one-line description of
-what must hold; :data:`PROOFS` is the registry, and :func:`refusals_markdown` the list the
+what must hold; :data:`PROOFS` is the registry, and :func:`.selfcheck.refusals_markdown` the list the
 READMEs show of what the release refuses (generated from the descriptions, so it cannot
 drift from the code). A proof looks at the :class:`Evidence` of its stage and adds what it
 found to a :class:`Report` (``report.check(ok, what)``; one proof may check several things).
@@ -71,6 +71,7 @@ class Evidence:
     assignment: Assignment
     staged: Path | None = None
     proven: Any = None  # zip_proofs.Proven
+    entry: Any = None  # the course entry the release builds with (course.CourseEntry; None: the kit's course.toml)
     graded: dict[str, dict] = field(default_factory=dict)
     mistakes: list[CatalogueEntry] = field(default_factory=list)
     variants: list[CatalogueEntry] = field(default_factory=list)
@@ -105,17 +106,3 @@ def proof(description: str, stage: str = "gradings") -> Callable:
 def proofs_of(stage: str) -> list[Proof]:
     """The registered proofs of one stage, in the order they were registered."""
     return [p for p in PROOFS if p.stage == stage]
-
-
-def refusals_markdown() -> str:
-    """What the release refuses, as the READMEs list it: one line per registered proof."""
-    from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them registers their proofs
-
-    lines = [f"- {p.description};" for stage in STAGES for p in proofs_of(stage)]
-    lines[-1] = lines[-1][:-1] + "."
-    lines += [
-        "",
-        "Each line is one proof, a function registered with `@proof` in `autograder/release/catalogue_proofs.py` or "
-        "`autograder/release/zip_proofs.py`; this list is generated from them.",
-    ]
-    return "\n".join(lines)

@@ -3,7 +3,7 @@
 Runs every proof registered in :mod:`.proofs` (the proofs themselves are in
 :mod:`.catalogue_proofs` and :mod:`.zip_proofs`) and refuses the release, saying
 why, when one does not hold. What the release refuses is therefore the registry's
-list: :func:`.proofs.refusals_markdown` generates it into README.md and
+list: :func:`refusals_markdown` generates it into README.md and
 assignments/README.md at each release.
 
 Gradings and the slow proofs (notebook, other seed) are cached by the hash of
@@ -17,19 +17,22 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from ..catalogue import read_catalogue
 from ..config import Assignment
+from ..platforms import prairielearn_proofs  # noqa: F401 - importing them registers their proofs
 from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them registers their proofs
 from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources
 from .catalogue_proofs import mistake_table
 from .caught_by import advise
-from .proofs import Evidence, Report, proofs_of
+from .proofs import STAGES, Evidence, Report, proofs_of
 from .zip_proofs import Proven, check_gradescope_zip
 
 
-def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE) -> Report:
-    """Every registered proof for ``assignment``, whose built zips are in ``staged``; the report says what failed."""
+def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE, entry: Any = None) -> Report:
+    """Every registered proof for ``assignment``, whose built zips are in ``staged``; the report says what failed.
+    ``entry``: the course entry the zips were built with (None: the kit's course.toml's)."""
     report = Report(assignment.name)
     sources, only, bug_errors = catalogue_sources(assignment)
     started = time.monotonic()
@@ -38,7 +41,8 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     zip_report = Report(assignment.name)
     fingerprint = _fingerprint(assignment)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, Proven(cache, assignment, fingerprint))
+        proven = Proven(cache, assignment, fingerprint)
+        zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, proven, entry)
         graded = grade_sources(assignment, sources, only=only, cache=cache, fingerprint=fingerprint)
         graded["reference"] = zip_checks.result()
     report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
@@ -62,10 +66,23 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     return report
 
 
-def _check_zips(assignment: Assignment, staged: Path, report: Report, proven: Proven) -> dict:
+def _check_zips(assignment: Assignment, staged: Path, report: Report, proven: Proven, entry: Any = None) -> dict:
     """The proofs on the built zips (stage ``zips``), run beside the gradings; returns the reference's
     results from the autograder.zip (graded in a simulated Gradescope tree)."""
-    evidence = Evidence(assignment, staged=staged, proven=proven)
+    evidence = Evidence(assignment, staged=staged, proven=proven, entry=entry)
     for registered in proofs_of("zips"):
         registered.check(evidence, report)
     return check_gradescope_zip(assignment, staged / "autograder.zip", report)
+
+
+def refusals_markdown() -> str:
+    """What the release refuses, as the READMEs list it: one line per registered proof."""
+
+    lines = [f"- {p.description};" for stage in STAGES for p in proofs_of(stage)]
+    lines[-1] = lines[-1][:-1] + "."
+    lines += [
+        "",
+        "Each line is one proof, a function registered with `@proof` in `autograder/release/catalogue_proofs.py` or "
+        "`autograder/release/zip_proofs.py`; this list is generated from them.",
+    ]
+    return "\n".join(lines)

@@ -19,7 +19,6 @@ import zipfile
 from pathlib import Path
 
 from ..config import KIT_ROOT, Assignment
-from .build import course_entry
 from .catalogue_grading import _with_exit_code
 from .proofs import Evidence, Report, proof
 from .solution_leaks import solution_code_check
@@ -52,7 +51,12 @@ def no_solution_code(evidence: Evidence, report: Report) -> None:
     assignment, path = evidence.assignment, evidence.staged / "student.zip"
     # the reference's own solution code: allowed only as single lines quoted by the hints the course
     # ships and in the functions it ships (solution_leaks.solution_code_check); the message says what was found
-    leaks = solution_code_check(assignment, student_files_from_zip(path.read_bytes()), course_entry(assignment.name))
+    entry = evidence.entry
+    if entry is None:
+        from ..course import load_course
+
+        entry = load_course().entry(assignment.name)
+    leaks = solution_code_check(assignment, student_files_from_zip(path.read_bytes()), entry)
     report.check(not leaks.found, leaks.text())
 
 

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from autograder.grading.notebook_upload import notebook_module
+from autograder.grading.notebook_upload import NotebookProblem, notebook_module
 from autograder.grading.submission import SubmissionProblem, UnpackBudget, find_submission_file
 
 
@@ -88,7 +88,7 @@ def test_a_percent_in_a_string_is_code():
     ],
 )
 def test_what_is_no_notebook_of_the_module_says_so(raw, says):
-    with pytest.raises(SubmissionProblem, match=says) as problem:
+    with pytest.raises(NotebookProblem, match=says) as problem:
         notebook_module(raw, "toy.ipynb", "toy")
     assert "toy" in str(problem.value)
 

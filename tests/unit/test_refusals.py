@@ -8,7 +8,8 @@ import pytest
 
 from autograder.config import KIT_ROOT
 from autograder.release.build import README_REFUSALS
-from autograder.release.proofs import PROOFS, STAGES, refusals_markdown
+from autograder.release.proofs import PROOFS, STAGES
+from autograder.release.selfcheck import refusals_markdown
 
 
 def _block(readme: str) -> str:
@@ -18,7 +19,7 @@ def _block(readme: str) -> str:
 
 
 def test_every_proof_is_registered_once_with_one_line():
-    refusals_markdown()  # imports the proof modules, which registers their proofs
+    refusals_markdown()  # its module imports the proof modules, which registers their proofs
     descriptions = [p.description for p in PROOFS]
     assert descriptions and len(set(descriptions)) == len(descriptions), "a proof is registered twice"
     assert all(p.stage in STAGES and "\n" not in p.description and p.description for p in PROOFS)
