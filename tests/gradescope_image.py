@@ -14,8 +14,10 @@ fresh root is cached in .cache/debian-root and copied for every run.
 
 from __future__ import annotations
 
+import grp
 import json
 import os
+import pwd
 import shlex
 import shutil
 import subprocess
@@ -26,7 +28,7 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT))
 
-from autograder.config import load_assignment  # noqa: E402
+from autograder.config import STUDENT_USER, load_assignment  # noqa: E402
 from autograder.release.markers import make_stub  # noqa: E402
 from autograder.release.zips import build_zips  # noqa: E402
 
@@ -88,6 +90,40 @@ def isolated(run_root: Path, job: list[str]) -> list[str]:
     ]
 
 
+def free_uid(run_root: Path) -> int:
+    """A user and group id that no user, group or process of this machine or of ``run_root`` has."""
+    used = {p.pw_uid for p in pwd.getpwall()} | {g.gr_gid for g in grp.getgrall()}
+    for table in ("passwd", "group"):
+        for line in (run_root / "etc" / table).read_text().splitlines():
+            fields = line.split(":")
+            if len(fields) > 2 and fields[2].isdigit():
+                used.add(int(fields[2]))
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            used.update(
+                int(x) for line in status.read_text().splitlines() if line.startswith(("Uid:", "Gid:")) for x in line.split()[1:]
+            )
+        except (OSError, ValueError):
+            continue
+    return next(uid for uid in range(64999, 20000, -1) if uid not in used)
+
+
+def own_uid(run_root: Path) -> None:
+    """Give the worker user the root's install created (``useradd --system``: uid 999, the uid of this
+    machine's first ``kit-student``) a uid of its own, as a container's users are its own.
+
+    The chroot shares this machine's user ids. The process namespace keeps the root's gradings from
+    signalling this machine's processes, but not the other way: a grader running here as root (make
+    test, a release) kills every process of its slot's user (kill(-1) as that uid) when it starts a
+    worker template and when it ends a worker, and counts that user's processes and memory as its
+    student's. With uid 999 in both, it killed the worker of a grading in the root now and then (the
+    attention reference lost the tests it was answering: "the process stopped while answering"), and
+    could have stopped its own student for the root's processes."""
+    uid = free_uid(run_root)
+    sh("chroot", str(run_root), "groupmod", "-g", str(uid), STUDENT_USER)
+    sh("chroot", str(run_root), "usermod", "-u", str(uid), "-g", str(uid), STUDENT_USER)
+
+
 def check(name: str) -> int:
     assignment = load_assignment(name)
     run_root = KIT / ".cache" / f"gradescope-image-{name}"
@@ -112,6 +148,7 @@ def check(name: str) -> int:
     failures = 0
     with mounted(run_root):
         sh("chroot", str(run_root), *env, "bash", "-c", "apt-get update -qq && cd /autograder/source && bash setup.sh")
+        own_uid(run_root)
         for label, source, expected in (
             ("reference", assignment.solution.read_text(), 100),
             ("stub", make_stub(assignment.solution.read_text()), 0),

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gradescope_image import KIT, base_root, mounted, sh  # noqa: E402 - tests/ is this script's folder
+from gradescope_image import KIT, base_root, mounted, own_uid, sh  # noqa: E402 - tests/ is this script's folder
 
 from autograder.config import load_assignment  # noqa: E402
 from autograder.platforms import prairielearn_sim  # noqa: E402
@@ -116,6 +116,7 @@ def check(name: str) -> int:
     with tempfile.TemporaryDirectory(prefix="kit-pl-image-") as tmp, mounted(run_root):
         tree = write_tree(files, Path(tmp) / "prairielearn")
         env = build(run_root, files["Dockerfile"].decode())
+        own_uid(run_root)  # the image's worker user, as in a container: no grader of this machine shares its uid
         for label, source, expected in (
             ("reference", assignment.solution.read_text(), 1.0),
             ("stub", make_stub(assignment.solution.read_text()), 0.0),

@@ -107,7 +107,8 @@ def test_a_correct_call_on_a_loaded_machine_is_not_timed_out(student):
     # processes by session (autogroup), busy processes in the test's own session would share one
     # group's share of the CPU and hardly slow the worker.
     hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        # each ends by itself after a minute, should this test be killed before its finally runs
+        subprocess.Popen([sys.executable, "-c", HOG], start_new_session=True)
         for _ in range(2 * (os.cpu_count() or 2))
     ]
     try:
@@ -121,6 +122,9 @@ def test_a_correct_call_on_a_loaded_machine_is_not_timed_out(student):
             hog.kill()
             hog.wait()
     assert loaded > limit, f"the load did not slow the call ({loaded:.1f} s, idle {idle:.1f} s): this test proves nothing"
+
+
+HOG = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end:\n    pass"
 
 
 @pytest.mark.parametrize(

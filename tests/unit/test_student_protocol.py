@@ -31,6 +31,7 @@ def _steps(test, student, seed=11):
     return [(line, n) for _file, line, n in context.steps]
 
 
+@pytest.mark.proof  # two workers and two assignments: make proofs (CI runs it)
 @pytest.mark.parametrize("name", ["attention", "multihead"])
 def test_a_test_body_makes_the_same_steps_through_the_remote_and_the_local_student(name):
     assignment = load_assignment(name, KIT_ROOT)
