@@ -272,18 +272,12 @@ class Diagnoser:
             if self._helpers is None:
                 self._helpers = load_helpers(self.assignment.helpers) or False
             return call.observe(module, self._helpers or None)
-        if callable(call):  # a test's own replay: builds its inputs, returns the checked value
-            return call(module)
         call = copy.deepcopy(call)  # a mistake that writes into its inputs must not touch the test's data
         with torch.no_grad():
             if "fn" in call:
                 out = getattr(module, call["fn"])(*call.get("args", ()), **call.get("kwargs", {}))
             else:
                 obj = getattr(module, call["cls"])(*call.get("init", ()), **call.get("init_kwargs", {}))
-                if call.get("double"):
-                    obj = obj.double()
-                if call.get("state_dict") is not None:
-                    obj.load_state_dict(call["state_dict"])
                 for name, args, kwargs in call.get("steps", ()):  # a recorded object's configuring calls (recipes.py)
                     getattr(obj, name)(*args, **kwargs)
                 method = call.get("method", "forward")  # None: the constructor is the call
@@ -483,7 +477,7 @@ class Diagnoser:
         call, got = getattr(exc, "call", None), getattr(exc, "got", None)
         if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
             call = TestReplay.of(item, exc, self.assignment.module)
-        if not entries or got is None or not (isinstance(call, (dict, TestReplay)) or callable(call)):
+        if not entries or got is None or not isinstance(call, (dict, TestReplay)):
             return []
         candidates: list[Any] = [e for e in entries if test_key not in e.caught_by]
         if len(entries) > 1:
@@ -530,7 +524,7 @@ class Diagnoser:
             return self._banned_without_call(got)
         if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
             call = TestReplay.of(item, exc, self.assignment.module)
-        if not (isinstance(call, (dict, TestReplay)) or callable(call)) or got is None or not self.entries:
+        if not isinstance(call, (dict, TestReplay)) or got is None or not self.entries:
             return [], False
         if isinstance(call, TestReplay):
             # A whole test run per mistake: only the mistakes declared to fail this test (a mistake that does not

@@ -163,7 +163,6 @@ class RemoteStudent:
         self.refused: set[str] = set()
         self.crash_retries = CRASH_RETRIES
         self._crashed_in_test: set[str] = set()
-        self.starts = 0
         # What the running test's answers took so far (deadlines(): one room per test); None outside a
         # test, where each answer is bounded by the channel's per-answer limit alone.
         self._room: wire.Room | None = None
@@ -184,7 +183,6 @@ class RemoteStudent:
         self.worker = Worker(self.module_name, self.student_file, self.helpers_file, self.banned, self.limits, zygote=self.zygote)
         self.worker.start()
         self.generation += 1
-        self.starts += 1
         try:
             answer = self.worker.request({"op": "load"}, self._deadlines.for_load())
         except (WorkerDied, WorkerTimeout, WorkerMemory, WorkerProtocol) as exc:

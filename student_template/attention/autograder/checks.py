@@ -24,12 +24,11 @@ class Feedback(AssertionError):
 
     ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis/diagnoser.py``): ``got`` is what
     the student's code produced (a value, or an :class:`Outcome` when it raised, called a banned
-    function, or returned where it should have raised) and ``check`` which numbered step of the test
-    failed (:func:`checkpoint`), so the test can be run again on a catalogued mistake and looked at
+    function, or returned where it should have raised) and ``check`` at which step of the test it
+    failed, named by its call site (``per_test.py``), so the test can be run again on a catalogued mistake and looked at
     there. ``call`` is the call the seam recorded as producing ``got``, replayed alone when there is
     one; a test may give its own (a dict ``{"fn": name, "args": ..., "kwargs": ..., "output": key,
-    "then": function}`` or a function of the implementation's module) where the value to compare is
-    not the one the check holds.
+    "then": function}``) where the value to compare is not the one the check holds.
     """
 
     kind = "wrong"  # how the test ended: see KINDS (set where it happens, never read from the message)
