@@ -65,8 +65,10 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     made = _cli(kit, "new", NAME, "--function", "scale", "--function", "shift", "--root", str(kit))
     assert made.returncode == 0, made.stdout + made.stderr
     assert (kit / "solutions" / NAME / f"{NAME}.py").is_file()
-    made_files = [p for p in (kit / "assignments" / NAME).rglob("*") if p.is_file()]
-    # assignment.toml, handout, do_nothing, one public test file and a hidden test file per function (+ the reference)
+    folder = kit / "assignments" / NAME
+    made_files = [p for p in folder.rglob("*") if p.is_file() and p.relative_to(folder).parts[0] != "mistakes"]
+    # assignment.toml, handout, do_nothing, one public test file and a hidden test file per function (the catalogued
+    # mistakes, files under mistakes/, are counted below)
     assert len(made_files) == 6, made_files
     files = sorted((kit / "assignments" / NAME / "mistakes").glob("*.py"))
     assert len(files) == 2 * len(scaffold.MISTAKES) >= 20  # the catalogue is files, the one form of the six assignments

@@ -71,7 +71,7 @@ class GradingRecord:
     notes: list[str] = field(default_factory=list)  # what the unpacking noticed (another file ignored, a notebook)
     config_errors: list[str] = field(default_factory=list)
     stopped: list[str] = field(default_factory=list)  # what hung, crashed or broke the channel (never cached)
-    links: list[str] = field(default_factory=list)  # symbolic links in the upload (skipped, never followed)
+    links: int = 0  # how many symbolic links the upload held (skipped, never followed)
     named: dict[str, NamedMistake] = field(default_factory=dict)  # the mistakes its tests name or resemble
     execution_time: float = 0.0
     hidden_summary: str = "categories"  # assignment.toml [feedback] hidden_summary, as graded
@@ -132,7 +132,18 @@ class GradingRecord:
             notes=list(extra.get("notes") or []),
             config_errors=list(extra.get("config_errors") or []),
             stopped=list(extra.get("stopped") or []),
-            links=list(extra.get("links") or []),
+            links=_count(extra.get("links")),
             named=named,
             execution_time=float(document.get("execution_time", 0) or 0),
         )
+
+
+def _count(value: Any) -> int:
+    """A count read back from a results file: a number as it was written (a list, as older files held, by its length)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        return max(0, int(value))
+    if isinstance(value, (list, tuple)):
+        return len(value)
+    return 0

@@ -101,7 +101,8 @@ SUBMISSION_KINDS = {
 
 def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None, kind: str = "grader-error") -> dict:
     """A valid score-0 document for when grading could not run (or has not finished): ``kind`` says which."""
-    links = list((extra or {}).get("links") or [])
+    links = (extra or {}).get("links") or 0
+    links = links if isinstance(links, int) and not isinstance(links, bool) else 0
     return results_document(GradingRecord(kind=kind, problem=message, execution_time=execution_time, links=links))
 
 
