@@ -92,3 +92,36 @@ def scaled_dot_product_attention(q, k, v, mask=None):
     lost = {t["name"] for t in document["tests"] if t["score"] < t["max_score"]}
     assert any(name.startswith("scaled_dot_product_attention") for name in lost), lost
     assert not any(name.startswith("softmax") for name in lost), lost  # test_sdpa_by_hand is not softmax's
+
+
+# word_language_model's generate: eval() and no_grad() called, but it samples instead of taking the argmax.
+SAMPLING_GENERATE = """
+
+def generate(model, prompt, n_new):
+    model.eval()
+    out = prompt
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for _ in range(n_new):
+            logits = model(out[:, -model.max_len:])[:, -1]
+            out = torch.cat([out, torch.multinomial(logits.softmax(dim=-1), 1, generator=generator)], dim=1)
+    return out
+"""
+
+
+def _output_of(document: dict, test: str) -> str:
+    return "\n".join(t["output"] for t in document["tests"] if t["extra_data"]["test"].endswith(test))
+
+
+def test_a_sampling_generate_that_calls_eval_is_not_told_to_call_eval(tmp_path):
+    source = reference_source("transformer") + SAMPLING_GENERATE
+    document = grade("transformer", write_submission(tmp_path / "sampling", "transformer", source), tmp_path)
+    said = _output_of(document, "::test_generate_eval_mode")
+    assert "call model.eval() first" not in said, said
+    assert document["score"] < 100
+
+    assignment = load_assignment("transformer")
+    entry = next(e for e in read_catalogue(assignment, "mistake") if e.name == "generate_train_mode")
+    path = write_submission(tmp_path / "train_mode", "transformer", submission_source(assignment, entry))
+    said = _output_of(grade("transformer", path, tmp_path), "::test_generate_eval_mode")
+    assert "greedy decoding gives with the model left in train mode" in said, said

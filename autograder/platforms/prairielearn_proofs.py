@@ -25,7 +25,10 @@ def prairielearn_question(evidence: Evidence, report: Report) -> None:
     tree = evidence.staged / "prairielearn" if evidence.staged is not None else None
     if tree is None or not tree.is_dir():
         return  # the release does not build PrairieLearn
-    if proven is not None and PROVEN_KEY in proven:
+    from ..release.zip_proofs import artefact_hash
+
+    what = f"{PROVEN_KEY}-{artefact_hash(tree)}-{artefact_hash(assignment.solution)}"  # for this question and reference
+    if proven is not None and what in proven:
         report.check(True, "the PrairieLearn question grades the reference to 1.0 and the stub to 0.0 (cached)")
         return
     from ..release.markers import make_stub
@@ -43,4 +46,4 @@ def prairielearn_question(evidence: Evidence, report: Report) -> None:
         report.check(ok, f"the PrairieLearn question grades the {label} to {expected} in a simulated /grade tree ({got})")
         passed = passed and ok
     if passed and proven is not None:
-        proven.add(PROVEN_KEY)
+        proven.add(what)

@@ -3,9 +3,11 @@
 One job: :func:`catalogue_sources` lists what an assignment's self-check grades (the stub,
 the do-nothing submission, every mistake, variant and corpus entry, and each corpus entry
 with its bug) and which tests each mistake runs against; :func:`grade_sources` grades such
-sources in parallel through the isolated grader, cached on the hash of everything a result
-depends on (:func:`_fingerprint`: the engine, the assignment, the reference, the interpreter
-and the installed packages). ``make mutants`` and ``make determinism`` grade through it too.
+sources in parallel through the isolated grader, cached on the hash of everything a grading
+reads (:func:`_fingerprint`: the grading engine, the assignment's tests, points, helpers and
+mistakes, the reference, the interpreter and the installed packages; not its handout, notebook,
+variants or corpus, nor course.toml) and on the source itself, so a re-release regrades only
+what a change can affect. ``make mutants`` and ``make determinism`` grade through it too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from ..catalogue import bugged_source, do_nothing_source, read_catalogue, submission_source
 from ..cohort.parallel import parallel_grade
@@ -29,14 +32,31 @@ from .markers import make_stub
 DEFAULT_CACHE = KIT_ROOT / ".cache" / "selfcheck"
 
 
+# What a catalogue grading reads, and nothing else, so a re-release regrades only what a change can affect:
+# the engine that grades (not the release, the cohort, the platforms' packaging or the templates: a grading
+# never imports them), and of the assignment everything but its handout, its lab notebook and its variants
+# and corpus (each source graded is hashed with its own key in grade_sources, so editing one variant regrades
+# that variant alone). The mistakes stay in: the diagnosis replays them in every grading. course.toml is not
+# read by a grading. The proofs that run the built zips key on those zips' bytes (zip_proofs.Proven).
+ENGINE = Path(__file__).resolve().parent.parent  # the autograder package
+NOT_READ_BY_GRADING = ("release", "cohort", "platforms", "templates")
+NOT_GRADED = ("handout.md", "notebook.py", "variants", "corpus")
+
+
+def _hash_tree(h: Any, root: Path, skip: tuple[str, ...] = ()) -> None:
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and "__pycache__" not in rel.parts and rel.parts[0] not in skip:
+            h.update(str(rel).encode())
+            h.update(path.read_bytes())
+
+
 def _fingerprint(assignment: Assignment) -> str:
+    """The hash of everything a grading of ``assignment`` reads (the cache key's base; see NOT_READ_BY_GRADING)."""
     h = hashlib.sha256()
-    roots = [Path(__file__).resolve().parent.parent, assignment.root, assignment.solution.parent]
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(root)).encode())
-                h.update(path.read_bytes())
+    _hash_tree(h, ENGINE, NOT_READ_BY_GRADING)
+    _hash_tree(h, assignment.root, NOT_GRADED)
+    _hash_tree(h, assignment.solution.parent)
     h.update((KIT_ROOT / "requirements.txt").read_bytes())
     # the interpreter and the installed versions of what grading imports can change a result too
     h.update(f"{sys.executable} {sys.version}".encode())
@@ -45,6 +65,16 @@ def _fingerprint(assignment: Assignment) -> str:
             h.update(f"{package}=={importlib.metadata.version(package)}".encode())
         except importlib.metadata.PackageNotFoundError:
             h.update(f"{package} missing".encode())
+    return h.hexdigest()
+
+
+def proofs_fingerprint(assignment: Assignment, grading: str | None = None) -> str:
+    """The base key of the slow proofs that run what the release built (notebook, another seed, the platforms'
+    simulated trees): what a grading reads (``grading``, :func:`_fingerprint`) and the code that builds and runs
+    those artefacts. Each proof adds the hash of the artefact it runs (zip_proofs.artefact_hash)."""
+    h = hashlib.sha256((grading or _fingerprint(assignment)).encode())
+    for folder in ("release", "platforms", "templates"):
+        _hash_tree(h, ENGINE / folder)
     return h.hexdigest()
 
 

@@ -23,7 +23,7 @@ from ..catalogue import read_catalogue
 from ..config import Assignment
 from ..platforms import prairielearn_proofs  # noqa: F401 - importing them registers their proofs
 from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them registers their proofs
-from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources
+from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources, proofs_fingerprint
 from .catalogue_proofs import mistake_table
 from .caught_by import advise
 from .proofs import STAGES, Evidence, Report, proofs_of
@@ -41,7 +41,7 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     zip_report = Report(assignment.name)
     fingerprint = _fingerprint(assignment)
     with ThreadPoolExecutor(max_workers=1) as pool:
-        proven = Proven(cache, assignment, fingerprint)
+        proven = Proven(cache, assignment, proofs_fingerprint(assignment, fingerprint))
         zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, proven, entry)
         graded = grade_sources(assignment, sources, only=only, cache=cache, fingerprint=fingerprint)
         graded["reference"] = zip_checks.result()
@@ -72,7 +72,7 @@ def _check_zips(assignment: Assignment, staged: Path, report: Report, proven: Pr
     evidence = Evidence(assignment, staged=staged, proven=proven, entry=entry)
     for registered in proofs_of("zips"):
         registered.check(evidence, report)
-    return check_gradescope_zip(assignment, staged / "autograder.zip", report)
+    return check_gradescope_zip(assignment, staged / "autograder.zip", report, proven)
 
 
 def refusals_markdown() -> str:

@@ -11,6 +11,8 @@ remembered once passed (:class:`Proven`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +41,40 @@ class Proven:
     def add(self, what: str) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / f"{self.prefix}-{what}.ok").touch()
+
+    def document(self, what: str) -> dict | None:
+        """A results document remembered under ``what`` (None: not graded yet for these sources)."""
+        try:
+            return json.loads((self.folder / f"{self.prefix}-{what}.json").read_text())
+        except (OSError, ValueError):
+            return None
+
+    def keep(self, what: str, document: dict) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        temporary = self.folder / f".{self.prefix}-{what}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(document))
+        temporary.replace(self.folder / f"{self.prefix}-{what}.json")
+
+
+def artefact_hash(path: Path, skip_suffixes: tuple[str, ...] = ()) -> str:
+    """A short hash of what a proof runs: a file's bytes, a zip's members or a folder's files (by name and
+    content, members whose names end with ``skip_suffixes`` left out: a handout the proof never reads)."""
+    h = hashlib.sha256()
+
+    def add(name: str, data: bytes) -> None:
+        if not (skip_suffixes and name.endswith(skip_suffixes)):
+            h.update(name.encode() + b"\0" + data)
+
+    if path.is_dir():
+        for member in sorted(p for p in path.rglob("*") if p.is_file()):
+            add(str(member.relative_to(path)), member.read_bytes())
+    elif zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as zf:
+            for name in sorted(n for n in zf.namelist() if not n.endswith("/")):
+                add(name, zf.read(name))
+    else:
+        add("", path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 # The reference must also pass under a seed other than grading's: a test that passes only by luck
@@ -105,9 +141,11 @@ def lab_notebook(evidence: Evidence, report: Report) -> None:
         with tempfile.TemporaryDirectory(prefix="kit-student-") as tmp:
             zf.extractall(tmp)
             folder = Path(tmp) / assignment.name
-            _check_notebook(assignment, folder, False, report, proven)
+            # remembered for this student folder (its handout aside) and this reference
+            built = artefact_hash(evidence.staged / "student.zip", (".md",)) + artefact_hash(assignment.solution)
+            _check_notebook(assignment, folder, False, report, proven, built)
             (folder / assignment.submit_file).write_bytes(assignment.solution.read_bytes())
-            _check_notebook(assignment, folder, True, report, proven)
+            _check_notebook(assignment, folder, True, report, proven, built)
 
 
 @proof(f"the reference passes every test under another seed (seed {OTHER_SEED}; `make flakes` tries 20)", stage="zips")
@@ -135,12 +173,15 @@ def _check_other_seed(assignment: Assignment, report: Report, proven: Proven) ->
         proven.add(what)
 
 
-def _check_notebook(assignment: Assignment, folder: Path, solution: bool, report: Report, proven: Proven | None) -> None:
-    """The lab notebook, run headless in the unzipped student folder as a student runs it."""
+def _check_notebook(
+    assignment: Assignment, folder: Path, solution: bool, report: Report, proven: Proven | None, built: str = ""
+) -> None:
+    """The lab notebook, run headless in the unzipped student folder as a student runs it (``built``: the
+    hash of the student folder it runs, part of what is remembered)."""
     if not (folder / f"{assignment.name}_lab.ipynb").is_file():
         return
     which = "the reference" if solution else "the untouched stub"
-    what = "notebook-reference" if solution else "notebook-stub"
+    what = ("notebook-reference" if solution else "notebook-stub") + (f"-{built}" if built else "")
     if proven is not None and what in proven:
         report.check(True, f"the lab notebook runs with {which} (cached)")
         return
@@ -176,13 +217,23 @@ def _tail(proc: subprocess.CompletedProcess, show: bool = True) -> str:
     return " -- output:\n" + "\n".join(proc.stdout.splitlines()[-15:])
 
 
-def check_gradescope_zip(assignment: Assignment, path: Path, report: Report) -> dict:
-    """Unzip into a simulated AUTOGRADER_ROOT and grade the reference through run_autograder; its results."""
+def check_gradescope_zip(assignment: Assignment, path: Path, report: Report, proven: Proven | None = None) -> dict:
+    """Unzip into a simulated AUTOGRADER_ROOT and grade the reference through run_autograder; its results.
+
+    Remembered in ``proven`` for these bytes of autograder.zip and of the reference (a clean grading only:
+    one where nothing was stopped), so a re-release that changed neither does not grade it again."""
     from ..platforms.gradescope_sim import simulate
 
+    what = f"gradescope-{artefact_hash(path)}-{artefact_hash(assignment.solution)}"
+    if proven is not None and (remembered := proven.document(what)) is not None:
+        return remembered
     try:
         document = simulate(path, {assignment.submit_file: assignment.solution.read_bytes()})
     except Exception as exc:  # noqa: BLE001 - report, don't crash the release
         report.check(False, f"autograder.zip runs in a simulated Gradescope tree ({exc})")
         return _with_exit_code(None)
-    return _with_exit_code(document)  # its score is checked with the other gradings
+    document = _with_exit_code(document)  # its score is checked with the other gradings
+    extra = document.get("extra_data", {})
+    if proven is not None and document["_exit_code"] == 0 and not extra.get("stopped") and not extra.get("load"):
+        proven.keep(what, document)
+    return document

@@ -51,3 +51,26 @@ def test_a_failed_seed_is_reported_and_not_remembered(monkeypatch, tmp_path):
     report = zip_proofs.Report("embeddings")
     zip_proofs._check_other_seed(assignment, report, proven)
     assert report.ok and "(cached)" in report.lines[0]
+
+
+def test_the_gradescope_run_is_remembered_for_the_same_zip_and_reference_only(monkeypatch, tmp_path):
+    from autograder.platforms import gradescope_sim
+
+    assignment = load_assignment("embeddings", KIT_ROOT)
+    proven = zip_proofs.Proven(tmp_path / "cache", assignment, _fingerprint(assignment))
+    runs = []
+    clean = {"score": 100.0, "tests": [], "extra_data": {"kind": "graded"}}
+    stopped = {"score": 90.0, "tests": [], "extra_data": {"kind": "graded", "stopped": ["a hang"]}}
+    monkeypatch.setattr(gradescope_sim, "simulate", lambda path, files: runs.append(path) or dict(answer))
+    zipped = tmp_path / "autograder.zip"
+    zipped.write_bytes(b"one")
+
+    answer = stopped  # a grading where something was stopped is never remembered
+    assert zip_proofs.check_gradescope_zip(assignment, zipped, zip_proofs.Report("x"), proven)["score"] == 90.0
+    answer = clean
+    zip_proofs.check_gradescope_zip(assignment, zipped, zip_proofs.Report("x"), proven)
+    again = zip_proofs.check_gradescope_zip(assignment, zipped, zip_proofs.Report("x"), proven)
+    assert len(runs) == 2 and again["score"] == 100.0  # the third run is the remembered one
+    zipped.write_bytes(b"two")  # another autograder.zip is graded again
+    zip_proofs.check_gradescope_zip(assignment, zipped, zip_proofs.Report("x"), proven)
+    assert len(runs) == 3

@@ -50,10 +50,11 @@ def test_train_copy_follows_reference(student, reference, seed, which):
     got = [float(x) for x in got]
     if abs(got[0] - want[0]) > 1e-9:
         hint = (
-            "Even the first loss differs, and before any update it is fixed by the data and the target alone: "
-            "the mean cross-entropy of model(src, tgt_in), flattened to (B·T, V), against src (the digits to "
-            "copy, not tgt_in), on batches from copy_batch(batch_size, length, generator) with ONE "
-            "torch.Generator seeded by seed."
+            "Even the first loss differs, and before any update it depends only on the batch, the model's forward "
+            "and the loss: the mean cross-entropy of model(src, tgt_in) (full teacher forcing: the decoder is fed "
+            "tgt_in at every step, never its own predictions, so no teacher-forcing ratio), flattened to (B·T, V), "
+            "against src (the digits to copy, not tgt_in), on batches from copy_batch(batch_size, length, "
+            "generator) with ONE torch.Generator seeded by seed."
         )
     else:
         hint = (

@@ -57,7 +57,8 @@ def test_generate_eval_mode(student, reference, gen, seed):
     for _ in range(8):                                  # about half the random prompts tell the modes apart
         prompt = tokens(3, 3, VOCAB, gen)
         want = reference.generate(copy.deepcopy(local), prompt, n_new)
-        if not torch.equal(want, _greedy_in_train_mode(local, prompt, n_new)):
+        in_train_mode = _greedy_in_train_mode(local, prompt, n_new)
+        if not torch.equal(want, in_train_mode):
             break
     probe.train()
     got = student.generate(probe, prompt, n_new)
@@ -66,9 +67,21 @@ def test_generate_eval_mode(student, reference, gen, seed):
         f"generate(probe model left in train mode, prompt of shape {tuple(prompt.shape)}, n_new={n_new}), the prompt "
         "followed by the new tokens",
         atol=0,  # tokens are integers
-        hint="Generation is inference: call model.eval() first (dropout-like layers off), whatever mode the model "
-        "was handed over in, then decode greedily inside torch.no_grad().",
+        hint=_mode_hint(got, in_train_mode),
     )
+
+
+def _mode_hint(got, in_train_mode):
+    """The cause the tokens show: greedy decoding in train mode (model.eval() missing), or not greedy decoding
+    at all (sampling, a temperature: a generate that does call eval() must not be told to call it)."""
+    if isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(in_train_mode.shape):
+        if got.tolist() == in_train_mode.tolist():
+            return ("Your tokens are what greedy decoding gives with the model left in train mode. Generation is "
+                    "inference: call model.eval() first (dropout-like layers off), whatever mode the model was "
+                    "handed over in, then decode greedily inside torch.no_grad().")
+    return ("Your tokens are neither those of greedy decoding in eval mode nor those of greedy decoding in train "
+            "mode: each new token must be the argmax of the logits at the last position (no sampling, no "
+            "temperature), appended before the next step, with the model in eval mode.")
 
 
 def _calls_with_grad(log):
