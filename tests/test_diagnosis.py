@@ -107,3 +107,13 @@ def test_an_assignment_without_a_catalogue_still_grades(tmp_path):
     assert without["score"] == with_catalogue["score"]
     assert not [m for t in without["tests"] for m in t["extra_data"].get("mistakes", [])]
     assert mistake.name in {m for t in with_catalogue["tests"] for m in t["extra_data"].get("mistakes", [])}
+
+
+def test_an_upstream_softmax_mistake_is_not_also_told_as_an_attention_one(tmp_path):
+    """A softmax without the max subtraction also gives NaN on attention's fully blocked rows, and a softmax
+    calling torch.softmax makes attention call it too: the softmax mistake explains those failures and more,
+    so attention's own mistakes (`fully_blocked_nan`, `sdpa_calls_torch_softmax`) are not named beside it."""
+    for mistake in ("softmax_no_max", "uses_torch_softmax"):
+        (tmp_path / mistake).mkdir()
+        named, _ = _named(tmp_path / mistake, "attention", mistake)
+        assert named == {mistake}, named

@@ -210,10 +210,28 @@ class ScoringPlugin:
             result = self.results[nodeid]
             if result.diagnosis == "none":
                 result.mistakes = self.diagnoser.consistent(self.diagnoser.again(exc, result.key, item, named), passed)
+        self._drop_redundant()
         for nodeid in self._diagnosed:
             result = self.results[nodeid]
             if result.diagnosis != "resembles":
                 result.diagnosis = "named" if result.mistakes else "none"
+
+    def _drop_redundant(self) -> None:
+        """A mistake named only on tests where another named mistake is named too, which is named on more tests,
+        is not named: the other explains every failure it does, and more (a softmax without the max subtraction
+        also gives NaN on fully blocked rows, so attention's `fully_blocked_nan` would add a second, false cause).
+        Mistakes named on the same tests are both kept: nothing tells them apart. Every test keeps a name."""
+        where: dict[str, set[str]] = {}
+        for nodeid in self._diagnosed:
+            result = self.results[nodeid]
+            if result.diagnosis != "resembles":
+                for name in result.mistakes:
+                    where.setdefault(name, set()).add(nodeid)
+        redundant = {m for m, tests in where.items() if any(tests < others for k, others in where.items() if k != m)}
+        for nodeid in self._diagnosed:
+            result = self.results[nodeid]
+            if result.diagnosis != "resembles" and redundant & set(result.mistakes):
+                result.mistakes = [m for m in result.mistakes if m not in redundant]
 
     def _failure_text(self, excinfo: Any) -> str:
         if excinfo is None:
