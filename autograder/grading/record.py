@@ -132,13 +132,13 @@ class GradingRecord:
             notes=list(extra.get("notes") or []),
             config_errors=list(extra.get("config_errors") or []),
             stopped=list(extra.get("stopped") or []),
-            links=_count(extra.get("links")),
+            links=as_count(extra.get("links")),
             named=named,
             execution_time=float(document.get("execution_time", 0) or 0),
         )
 
 
-def _count(value: Any) -> int:
+def as_count(value: Any) -> int:
     """A count read back from a results file: a number as it was written (a list, as older files held, by its length)."""
     if isinstance(value, bool):
         return int(value)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .feedback_text import OUTPUT_LIMIT_PER_TEST, feedback_texts, record_summary
-from .record import GradingRecord
+from .record import GradingRecord, as_count
 from .text_limits import cut
 
 
@@ -101,8 +101,7 @@ SUBMISSION_KINDS = {
 
 def failure_document(message: str, execution_time: float = 0.0, extra: dict | None = None, kind: str = "grader-error") -> dict:
     """A valid score-0 document for when grading could not run (or has not finished): ``kind`` says which."""
-    links = (extra or {}).get("links") or 0
-    links = links if isinstance(links, int) and not isinstance(links, bool) else 0
+    links = as_count((extra or {}).get("links"))
     return results_document(GradingRecord(kind=kind, problem=message, execution_time=execution_time, links=links))
 
 
