@@ -7,11 +7,18 @@ no other mistake named for it, and the summary saying which function a downstrea
 
 from __future__ import annotations
 
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
-from conftest import grade, reference_source, write_submission
+from conftest import grade, install_copy, reference_source, validate_results, write_submission
 
 from autograder.catalogue import read_catalogue, submission_source
 from autograder.config import load_assignment
+from autograder.grading.feedback_text import NO_MATCH
+from autograder.platforms import gradescope_sim
 
 pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
 
@@ -125,3 +132,64 @@ def test_a_sampling_generate_that_calls_eval_is_not_told_to_call_eval(tmp_path):
     path = write_submission(tmp_path / "train_mode", "transformer", submission_source(assignment, entry))
     said = _output_of(grade("transformer", path, tmp_path), "::test_generate_eval_mode")
     assert "greedy decoding gives with the model left in train mode" in said, said
+
+
+# A student's own attention file with three bugs in three functions (issue 32: it was told "matches none" on 39
+# of its failing tests, right after hints that named the mistake): no 1/sqrt(d_k), the causal mask's triangle
+# below the diagonal instead of above, and padding from `> length` instead of `>= length`.
+THREE_BUGS = """
+import math
+
+import torch
+
+
+def softmax(x, dim=-1):
+    m = x.max(dim=dim, keepdim=True).values
+    m = torch.where(torch.isinf(m), torch.zeros_like(m), m)  # an all -inf slice: exp(-inf) = 0
+    e = torch.exp(x - m)
+    total = e.sum(dim=dim, keepdim=True)
+    return e / torch.where(total == 0, torch.ones_like(total), total)
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    scores = torch.matmul(q, k.transpose(-2, -1))
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = softmax(scores, dim=-1)
+    return torch.matmul(weights, v), weights
+
+
+def causal_mask(n):
+    return torch.tril(torch.ones(n, n, dtype=torch.bool), diagonal=-1)
+
+
+def padding_mask(lengths, n):
+    return torch.arange(n)[None, :] > lengths[:, None]
+"""
+THREE_BUGS_HAS = {"no_scaling", "causal_transposed", "padding_off_by_one"}
+
+
+def test_a_student_file_with_three_bugs_is_told_each_through_the_gradescope_entry(installed_tree, tmp_path):
+    parent = Path(tempfile.mkdtemp(prefix="kit-tree-"))  # like Gradescope's /autograder: 0755 parents
+    try:
+        parent.chmod(0o755)
+        root = install_copy(installed_tree, parent / "autograder", {"attention.py": THREE_BUGS.encode()})
+        gradescope_sim.run_autograder(root)
+        document = json.loads((root / "results" / "results.json").read_text())
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+    validate_results(document)
+    lost = {t["extra_data"]["function"] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert lost == {"scaled_dot_product_attention", "causal_mask", "padding_mask"}, lost  # softmax is right
+    assert _named(document) == THREE_BUGS_HAS, _named(document)  # each bug named, nothing else
+    # every failing test names what reproduces its values there: a mask test whose values only the two wrong
+    # masks together give names both ("together"), never "matches none" (before: 5 tests said it)
+    unnamed = [t["name"] for t in document["tests"] if t["score"] < t["max_score"] and not t["extra_data"]["mistakes"]]
+    assert not unnamed, unnamed
+    assert not [t["name"] for t in document["tests"] if NO_MATCH in t["output"]]
+    together = {
+        t["extra_data"]["test"]: t["extra_data"]["mistakes"]
+        for t in document["tests"]
+        if t["extra_data"]["diagnosis"] == "together"
+    }
+    assert together.get("hidden/test_masks.py::test_padding_and_causal") == ["causal_transposed", "padding_off_by_one"], together

@@ -1,13 +1,14 @@
 """Several mistakes in one file, drawn by a seeded generator: every mistake named is one the file has.
 
-Pairs and triples of attention's catalogued mistakes, each changing functions no other one changes, are
+Pairs and triples of each assignment's catalogued mistakes, each changing functions no other one changes, are
 combined into one file (the reference with every mistake's edit), graded whole in one `grade-many` process
 (the engine that Gradescope's entry runs), and each grading must name only mistakes the file was built
 with: a mistake named is the student's actual mistake, or no name is given. Before the redundancy rule
 (`scoring._drop_redundant`), `softmax_no_max` also named `fully_blocked_nan`, `uses_torch_softmax` also named
 `sdpa_calls_torch_softmax` and `softmax_dim0` also named `sdpa_softmax_over_queries` (3 false names in 12
 pairs, 5 in 10 triples). Names may be missing (a failure no catalogued mistake, alone or with the others,
-reproduces says so), never false.
+reproduces says so), never false; two mistakes that give the same values on the same tests are offered as
+alternatives. Also checked: no test says "matches none" beside a mistake it names.
 """
 
 from __future__ import annotations
@@ -22,10 +23,15 @@ from conftest import KIT
 
 from autograder.catalogue import changed_names, combined_source, read_catalogue
 from autograder.config import load_assignment
+from autograder.grading.feedback_text import NO_MATCH
 
 pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
 
-DRAWS = {2: (0, 8), 3: (1, 8)}  # mistakes per file: (seed, files)
+# mistakes per file: (seed, files). Attention's were the first measured (issue 32's three-bug file); the
+# others draw fewer files, since a training assignment's whole grading takes 7 to 25 s.
+DRAWS = {"attention": {2: (0, 8), 3: (1, 8)}}
+OTHERS = {2: (0, 4), 3: (1, 3)}
+ASSIGNMENTS = ("attention", "decoding", "embeddings", "multihead", "seq2seq", "transformer")
 
 
 def _draw(assignment, size: int, seed: int, count: int) -> list[list]:
@@ -42,10 +48,22 @@ def _draw(assignment, size: int, seed: int, count: int) -> list[list]:
     return drawn
 
 
-@pytest.mark.parametrize("size", sorted(DRAWS))
-def test_a_file_with_several_mistakes_names_only_mistakes_it_has(tmp_path, size):
-    assignment = load_assignment("attention", KIT)
-    seed, count = DRAWS[size]
+def _false_names(document: dict, has: set[str]) -> list[str]:
+    """The mistakes named that the file does not have, except alternatives: a mistake named on exactly the tests
+    where one the file has is named, beside it (both give the student's values there; the feedback offers them
+    as "one of these two", as transformer's last_epoch_weights and state_dict_not_copied always are)."""
+    tests_of: dict[str, set[str]] = {}
+    for t in document["tests"]:
+        for m in t["extra_data"].get("mistakes", []):
+            tests_of.setdefault(m, set()).add(t["name"])
+    return sorted(m for m in set(tests_of) - has if not any(tests_of[m] == tests_of.get(h) for h in has))
+
+
+@pytest.mark.parametrize("size", (2, 3))
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_a_file_with_several_mistakes_names_only_mistakes_it_has(tmp_path, name, size):
+    assignment = load_assignment(name, KIT)
+    seed, count = DRAWS.get(name, OTHERS)[size]
     files = _draw(assignment, size, seed, count)
     jobs = []
     for i, picked in enumerate(files):
@@ -55,17 +73,24 @@ def test_a_file_with_several_mistakes_names_only_mistakes_it_has(tmp_path, size)
         jobs.append([str(upload), str(tmp_path / f"r{i}.json")])
     (tmp_path / "jobs.json").write_text(json.dumps(jobs))
     run = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade-many", "attention", str(tmp_path / "jobs.json")],
+        [sys.executable, "-m", "autograder", "grade-many", name, str(tmp_path / "jobs.json")],
         cwd=KIT, capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     wrong = []
     for i, picked in enumerate(files):
         document = json.loads((tmp_path / f"r{i}.json").read_text())
-        has = {e.name for e in picked}
+        has = " + ".join(sorted(e.name for e in picked))
         named = {m for t in document["tests"] for m in t["extra_data"].get("mistakes", [])}
-        assert document["score"] < 100, has
-        if named - has:
-            wrong.append(f"{' + '.join(sorted(has))} named {sorted(named - has)}")
-        assert named, f"{sorted(has)}: no mistake named at all"
-    assert not wrong, wrong
+        if document["score"] >= 100:
+            wrong.append(f"{has} scored {document['score']}")
+        false = _false_names(document, {e.name for e in picked})
+        if false:
+            wrong.append(f"{has} named {false}")
+        if not named:
+            wrong.append(f"{has}: no mistake named at all")
+        # a test never says "matches none" and names a mistake in the same breath
+        both = [t["name"] for t in document["tests"] if NO_MATCH in t["output"] and t["extra_data"].get("mistakes")]
+        if both:
+            wrong.append(f"{has}: 'matches none' beside a named mistake in {both}")
+    assert not wrong, "\n".join(wrong)

@@ -59,7 +59,9 @@ MATCH_ATOL = 1e-5
 MATCH_RTOL = 1e-4
 # Budgets count replays first, so the same submission gets the same names on a fast and a slow machine.
 # A replay of a test's own function (build, train, query) costs far more than one call.
-REPLAYS_PER_SUBMISSION = {"call": 1500, "replay": 80}
+REPLAYS_PER_SUBMISSION = {"call": 1500, "replay": 80, "again": 40}
+# "again": test replays of the second look at failures no mistake explained alone (a file with several mistakes),
+# counted apart so the first look at the submission's many failures cannot spend them.
 # ...and seconds, far above what a graded mistake's diagnosis takes (0.1 to 2.1 s, `make bench`), far below
 # what a failure whose every replay trains for 1,000 steps would take (a raising train_copy: 100 s of CPU).
 # A replay's limit sits far above the longest test of any reference (seq2seq's training, about 11 s on a loaded
@@ -225,7 +227,7 @@ class Diagnoser:
         self._modules: dict[str, types.ModuleType] = {}
         self._changes: dict[str, set[str]] = {}  # mistake -> the functions it changes (filled on first use)
         self.budget = budget if budget is not None else Budget.of(assignment, run_deadline)
-        self.replays = {"call": 0, "replay": 0}  # replays run so far, by kind (the budget's counts)
+        self.replays = dict.fromkeys(REPLAYS_PER_SUBMISSION, 0)  # replays run so far, by kind (the budget's counts)
         # Across the submission's tests: mistakes whose replay matched what the student's code did, and
         # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).
         self.matched: set[str] = set()
@@ -468,23 +470,33 @@ class Diagnoser:
                 continue
         return tuple(kept)
 
-    def again(self, exc: BaseException, test_key: str, item: Any, named: list[str]) -> list[str]:
-        """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
-        the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
-        test it is not declared to fail) and all together (a file with several mistakes). Their ids, or []."""
-        names = list(dict.fromkeys([*(n for n in named if n in self._by_name), *(e.name for e in self.several())]))
-        entries = [self._by_name[n] for n in names[:3]]
+    def replay_of(self, exc: BaseException, item: Any) -> Any:
+        """What a second look at ``exc`` would replay: the recorded call, or the failed test itself. Taken when the
+        test fails, since pytest lets go of a test's arguments (``item.funcargs``) once its teardown is done."""
         call, got = getattr(exc, "call", None), getattr(exc, "got", None)
         if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
             call = TestReplay.of(item, exc, self.assignment.module)
+        return call
+
+    def again(self, exc: BaseException, test_key: str, call: Any, named: list[str]) -> tuple[list[str], bool]:
+        """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
+        the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
+        test it is not declared to fail) and all together (a file with several mistakes). (Their ids or [],
+        whether that look was taken: not when the budget or a replay's time stopped it, so that a failure
+        the look could have explained is never told it matches none.)"""
+        names = list(dict.fromkeys([*(n for n in named if n in self._by_name), *(e.name for e in self.several())]))
+        entries = [self._by_name[n] for n in names[:3]]
+        got = getattr(exc, "got", None)  # ``call``: replay_of(exc, item), taken when the test failed
         if not entries or got is None or not isinstance(call, (dict, TestReplay)):
-            return []
+            return [], True
         candidates: list[Any] = [e for e in entries if test_key not in e.caught_by]
         if len(entries) > 1:
             candidates.append(tuple(entries))
-        kind = "call" if isinstance(call, dict) else "replay"
-        if not candidates or self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
-            return []
+        kind = "call" if isinstance(call, dict) else "again"
+        if not candidates:
+            return [], True
+        if self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
+            return [], False
         self.replays[kind] += len(candidates) + 1
         try:
             expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
@@ -495,12 +507,13 @@ class Diagnoser:
                     continue
                 if self._matches(got, wrong, expected):
                     members = candidate if isinstance(candidate, tuple) else (candidate,)
-                    return [e.name for e in self._needed(members, call, got, expected, kind)]
+                    return [e.name for e in self._needed(members, call, got, expected, kind)], True
         except (OutOfTime, OutOfBudget):
-            return []
+            return [], False
         except Exception:  # noqa: BLE001 - a candidate that cannot run names nothing
             log.info("second look at %s failed", test_key, exc_info=True)
-        return []
+            return [], False
+        return [], True
 
     def describe(self, names: list[str]) -> dict[str, NamedMistake]:
         """What the renderers say of each mistake in ``names`` (record.NamedMistake): title, explanation, changes."""

@@ -30,16 +30,30 @@ HIDDEN_SUMMARY_MODES = ("off", "points", "categories", "causes")  # assignment.t
 CATEGORY_CHARS = 240  # the categories of one function's lost hidden tests, on one line
 
 
-def explanation(names: list[str], named: dict[str, NamedMistake]) -> str:
-    """ "Likely mistake: <title>. <explanation>" for each named mistake (at most two), one per line."""
-    entries = [named[n] for n in names[:2] if n in named]
-    return "\n".join(f"Likely mistake: {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries)
+# Two mistakes named on one test give the student's values there alike (the values cannot tell them apart):
+# they are offered as alternatives, never both asserted.
+ALTERNATIVES = "Likely mistake, one of these two (each gives your values here):"
+# Several mistakes named on one test because only all of them together give the student's values there: their
+# titles (each one's explanation is under the tests it fails on its own, and would not fit under each test).
+TOGETHER = "Likely mistakes, which together give your values here: {titles}."
+
+
+def explanation(names: list[str], named: dict[str, NamedMistake], together: bool = False) -> str:
+    """ "Likely mistake: <title>. <explanation>" for a named mistake; two (at most) as alternatives, one per line,
+    or (``together``) up to three that only together give the student's values."""
+    entries = [named[n] for n in names[: 3 if together else 2] if n in named]
+    if len(entries) == 1:
+        return f"Likely mistake: {entries[0].title.rstrip('.')}. {entries[0].explanation}".strip()
+    if together and entries:
+        return TOGETHER.format(titles="; ".join(e.title.rstrip(".") for e in entries))
+    lines = [f"- {e.title.rstrip('.')}. {e.explanation}".strip() for e in entries]
+    return "\n".join([ALTERNATIVES, *lines]) if lines else ""
 
 
 def diagnosis_text(t: TestRecord, named: dict[str, NamedMistake]) -> str:
     """What the comparison with the catalogue concluded for ``t``, in words ("" when it was not compared)."""
-    if t.diagnosis == "named":
-        return explanation(t.mistakes, named) or NO_MATCH
+    if t.diagnosis in ("named", "together"):
+        return explanation(t.mistakes, named, together=t.diagnosis == "together") or NO_MATCH
     if t.diagnosis == "resembles" and t.mistakes and t.mistakes[0] in named:
         return RESEMBLES.format(title=named[t.mistakes[0]].title.rstrip("."))
     if t.diagnosis in ("none", "resembles"):
@@ -63,7 +77,7 @@ def feedback_texts(record: GradingRecord) -> list[str]:
         seen_here = OPEN.get(t.visibility, 3)
         head = [t.message] if t.message else []
         diagnosis = diagnosis_text(t, record.named)
-        if diagnosis and t.diagnosis == "named" and len(diagnosis) >= MIN_REPEATED:
+        if diagnosis and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
             if diagnosis in first and first[diagnosis][1] >= seen_here:
                 head.append(SAME_AS.format(name=first[diagnosis][0]))
             else:

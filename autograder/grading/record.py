@@ -17,7 +17,8 @@ from typing import Any
 # What the comparison with the catalogue of classic mistakes concluded for a failed test (``diagnosis``).
 DIAGNOSIS = {
     "": "not compared (the test passed, nothing to compare, or no replay budget left)",
-    "named": "the catalogued mistakes in ``mistakes`` explain it",
+    "named": "the catalogued mistake in ``mistakes`` explains it (two: either does, the values cannot tell which)",
+    "together": "the catalogued mistakes in ``mistakes``, all made together (a file with several mistakes), explain it",
     "none": "compared with the catalogue: the result matches none of its mistakes",
     "resembles": "the values are those of the mistake in ``mistakes``, which the rest of the submission rules out",
     "unavailable": "the comparison itself failed (a grader bug): the plain sentence is said",
@@ -47,7 +48,7 @@ class TestRecord:
     @property
     def diagnoses(self) -> list[str]:
         """The mistakes this test names (not one it only resembles)."""
-        return self.mistakes if self.diagnosis == "named" else []
+        return self.mistakes if self.diagnosis in ("named", "together") else []
 
 
 @dataclass

@@ -187,7 +187,7 @@ class ScoringPlugin:
         size = _held_bytes(getattr(exc, "got", None))
         if self._kept_bytes + size <= LOOK_AGAIN_BYTES:
             self._kept_bytes += size
-            self._unexplained[item.nodeid] = (exc, item)
+            self._unexplained[item.nodeid] = (exc, self.diagnoser.replay_of(exc, item))
 
     def _name_consistent_mistakes(self) -> None:
         """Name a mistake only where it explains everything the submission did, in all its tests; then look
@@ -206,14 +206,23 @@ class ScoringPlugin:
             else:
                 result.mistakes = kept
         named = list(dict.fromkeys(n for r in self.results.values() for n in r.diagnoses))
-        for nodeid, (exc, item) in self._unexplained.items():
+        for nodeid, (exc, call) in self._unexplained.items():
             result = self.results[nodeid]
             if result.diagnosis == "none":
-                result.mistakes = self.diagnoser.consistent(self.diagnoser.again(exc, result.key, item, named), passed)
+                again, looked = self.diagnoser.again(exc, result.key, call, named)
+                result.mistakes = self.diagnoser.consistent(again, passed)
+                if len(result.mistakes) > 1:  # only all of them together reproduce the student's values
+                    result.diagnosis = "together"
+                elif not looked and named:  # the other mistakes together were not tried: no "matches none"
+                    result.diagnosis = "unlooked"
         self._drop_redundant()
         for nodeid in self._diagnosed:
             result = self.results[nodeid]
-            if result.diagnosis != "resembles":
+            if result.diagnosis == "unlooked":
+                result.diagnosis = ""  # compared alone, not with the file's other mistakes: nothing is said
+            elif result.diagnosis == "together" and len(result.mistakes) > 1:
+                continue
+            elif result.diagnosis != "resembles":
                 result.diagnosis = "named" if result.mistakes else "none"
 
     def _drop_redundant(self) -> None:
@@ -222,15 +231,14 @@ class ScoringPlugin:
         also gives NaN on fully blocked rows, so attention's `fully_blocked_nan` would add a second, false cause).
         Mistakes named on the same tests are both kept: nothing tells them apart. Every test keeps a name."""
         where: dict[str, set[str]] = {}
-        for nodeid in self._diagnosed:
-            result = self.results[nodeid]
-            if result.diagnosis != "resembles":
-                for name in result.mistakes:
-                    where.setdefault(name, set()).add(nodeid)
+        alone = [n for n in self._diagnosed if self.results[n].diagnosis not in ("resembles", "together")]
+        for nodeid in alone:  # a test whose mistakes only together explain it keeps them all
+            for name in self.results[nodeid].mistakes:
+                where.setdefault(name, set()).add(nodeid)
         redundant = {m for m, tests in where.items() if any(tests < others for k, others in where.items() if k != m)}
-        for nodeid in self._diagnosed:
+        for nodeid in alone:
             result = self.results[nodeid]
-            if result.diagnosis != "resembles" and redundant & set(result.mistakes):
+            if redundant & set(result.mistakes):
                 result.mistakes = [m for m in result.mistakes if m not in redundant]
 
     def _failure_text(self, excinfo: Any) -> str:

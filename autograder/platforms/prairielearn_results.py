@@ -76,7 +76,10 @@ def _test(t: TestRecord, text: str, record: GradingRecord, hidden_causes: bool) 
     message = "Passed." if passed else "Failed."
     named = [record.named[m].title if m in record.named else m for m in t.diagnoses]
     if named and not passed and (shown or hidden_causes):
-        message += " Likely mistake: " + "; ".join(title.rstrip(".") for title in named) + "."
+        if t.diagnosis == "together":  # only all of them together give the student's values (feedback_text.TOGETHER)
+            message += " Likely mistakes, together: " + "; ".join(title.rstrip(".") for title in named[:3]) + "."
+        else:  # one, or either of two that give the same values
+            message += " Likely mistake: " + " or ".join(title.rstrip(".") for title in named[:2]) + "."
     return {
         "name": t.name,
         "description": f"{'public test' if shown else 'hidden test'} ({t.key})",

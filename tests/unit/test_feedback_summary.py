@@ -1,6 +1,14 @@
 """What a student reads first: the summary by function, collapsed repeats, bounded outputs."""
 
-from autograder.grading.feedback_text import NO_MATCH, OUTPUT_LIMIT_TOTAL, feedback_texts, function_summary
+from autograder.grading.feedback_text import (
+    ALTERNATIVES,
+    NO_MATCH,
+    OUTPUT_LIMIT_TOTAL,
+    TOGETHER,
+    explanation,
+    feedback_texts,
+    function_summary,
+)
 from autograder.grading.record import GradingRecord, NamedMistake, TestRecord
 from autograder.grading.results import results_document
 
@@ -142,3 +150,21 @@ def test_a_function_failing_only_because_of_another_says_which():
     # without a named mistake for every failure, nothing is claimed
     unnamed = [tests[0], _test("sample_next: draws", 0, 1)]
     assert "fails because" not in function_summary(unnamed, changes={"top_p_excludes_crossing": {"next_token_probs"}})
+
+
+def test_two_mistakes_that_give_the_same_values_are_offered_as_alternatives():
+    named = {"a": NamedMistake("Last epoch's weights", "Restore the best."), "b": NamedMistake("No copy", "Deep-copy it.")}
+    one, both = explanation(["a"], named), explanation(["a", "b"], named)
+    assert one == "Likely mistake: Last epoch's weights. Restore the best."
+    assert both.splitlines() == [ALTERNATIVES, "- Last epoch's weights. Restore the best.", "- No copy. Deep-copy it."]
+    assert explanation(["unknown"], named) == ""
+
+
+def test_mistakes_that_only_together_give_the_values_are_named_together_by_title():
+    named = {"a": NamedMistake("No scaling", "Divide by sqrt(d_k)."), "b": NamedMistake("Mask transposed", "Use triu.")}
+    assert explanation(["a", "b"], named, together=True) == TOGETHER.format(titles="No scaling; Mask transposed")
+    t = _test("causal_mask: future independence", 0, 2, diagnoses=["a", "b"])
+    t.diagnosis = "together"
+    record = GradingRecord(tests=[t], named=named)
+    assert TOGETHER.format(titles="No scaling; Mask transposed") in feedback_texts(record)[0]
+    assert t.diagnoses == ["a", "b"]
