@@ -16,8 +16,10 @@ import pytest
 from conftest import grade, install_copy, reference_source, validate_results, write_submission
 
 from autograder.catalogue import read_catalogue, submission_source
+from autograder.checks import FLOAT32_HINT
 from autograder.config import load_assignment
 from autograder.grading.feedback_text import NO_MATCH
+from autograder.grading.seam_messages import DTYPE_CLASH_ADVICE
 from autograder.platforms import gradescope_sim
 
 pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
@@ -193,3 +195,45 @@ def test_a_student_file_with_three_bugs_is_told_each_through_the_gradescope_entr
         if t["extra_data"]["diagnosis"] == "together"
     }
     assert together.get("hidden/test_masks.py::test_padding_and_causal") == ["causal_transposed", "padding_off_by_one"], together
+
+
+# Float32 slips (issue 32): bentrevett's scale as a float32 tensor, hyperwords' float32 PPMI, and AllenNLP-style
+# `.float()` casts before a layer. The formula is right in each; the feedback must say float32, not a formula.
+BENTREVETT_SCALE = """
+
+def attend(query, enc):
+    scale = torch.sqrt(torch.FloatTensor([enc.shape[-1]]))  # bentrevett's scale: a float32 tensor
+    scores = torch.bmm(enc, query.unsqueeze(2)).squeeze(2) / scale
+    weights = torch.softmax(scores, dim=1)
+    return torch.bmm(weights.unsqueeze(1), enc).squeeze(1), weights
+"""
+
+
+def _failed(document: dict, function: str) -> list[dict]:
+    return [t for t in document["tests"] if t["score"] < t["max_score"] and t["extra_data"]["function"] == function]
+
+
+def test_a_float32_constant_or_table_is_told_as_float32_rounding_not_as_a_formula(tmp_path):
+    seq2seq = reference_source("seq2seq") + BENTREVETT_SCALE
+    document = grade("seq2seq", write_submission(tmp_path / "scale", "seq2seq", seq2seq), tmp_path)
+    attend = _failed(document, "attend")
+    assert attend and all(FLOAT32_HINT in t["output"] for t in attend), [t["output"] for t in attend]
+    assert not any("check the 1/sqrt(h)" in t["output"] or NO_MATCH in t["output"] for t in attend)
+    assert not _named(document)
+
+    hyperwords = reference_source("embeddings").replace("dtype=np.float64)", "dtype=np.float32)", 1)
+    document = grade("embeddings", write_submission(tmp_path / "ppmi32", "embeddings", hyperwords), tmp_path)
+    ppmi = _failed(document, "ppmi")
+    assert ppmi and all(FLOAT32_HINT in t["output"] and NO_MATCH not in t["output"] for t in ppmi)
+    assert not _named(document)
+
+
+def test_a_float_cast_that_meets_float64_weights_is_told_as_a_dtype_clash(tmp_path):
+    source = reference_source("seq2seq").replace(
+        "logits = self.out(torch.cat([state, context], dim=1))", "logits = self.out(torch.cat([state, context], dim=1).float())"
+    )
+    assert ".float())" in source
+    document = grade("seq2seq", write_submission(tmp_path / "cast", "seq2seq", source), tmp_path)
+    step = _failed(document, "AttnSeq2Seq.step")
+    assert step and all(DTYPE_CLASH_ADVICE in t["output"] for t in step), [t["output"][:600] for t in step]
+    assert not _named(document)

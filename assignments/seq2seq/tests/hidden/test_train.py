@@ -75,7 +75,8 @@ def test_train_copy_follows_reference(student, reference, seed, which):
         expect_close(
             got_sd[name], value, f"{where}: parameter {name} after training", atol=3e-7,  # see the losses
             hint="The losses agree but the final weights do not: the last optimiser step differs "
-            "(clipping, Adam, lr?).",
+            "(clipping, Adam, lr?). If only a few entries differ, by about 1e-5, look for float32 instead: a "
+            "tensor, constant or .float() cast in the model (Adam magnifies float32 rounding in tiny gradients).",
         )
 
 
