@@ -15,7 +15,7 @@ from autograder.checks import expect_close
 
 @pytest.mark.grades("softmax")
 def test_softmax_by_hand(student, reference, gen):
-    """softmax: written by hand, without PyTorch's softmax"""
+    """softmax: the reference's values on random inputs, computed by hand (no PyTorch softmax)"""
     x = randn(gen, (3, 5))
     # the reference's rounding only (1e-12 in float64); the point is which functions ran
     expect_close(student.softmax(x), reference.softmax(x), "softmax(x) for x of shape (3, 5), float64", atol=1e-12)
@@ -23,7 +23,7 @@ def test_softmax_by_hand(student, reference, gen):
 
 @pytest.mark.grades("scaled_dot_product_attention")
 def test_sdpa_by_hand(student, reference, gen):
-    """scaled_dot_product_attention: written by hand, without PyTorch's attention or softmax"""
+    """scaled_dot_product_attention: the reference's output on random masked inputs, computed by hand (no PyTorch attention or softmax)"""
     q, k, v = randn(gen, (2, 4, 6)), randn(gen, (2, 5, 6)), randn(gen, (2, 5, 3))
     mask = random_mask(gen, (2, 4, 5))
     got = student.scaled_dot_product_attention(q, k, v, mask=mask)
