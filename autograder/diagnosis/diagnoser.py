@@ -227,6 +227,7 @@ class Diagnoser:
         self._modules: dict[str, types.ModuleType] = {}
         self._changes: dict[str, set[str]] = {}  # mistake -> the functions it changes (filled on first use)
         self.budget = budget if budget is not None else Budget.of(assignment, run_deadline)
+        self.skipped = False  # the last failure was not compared because the budget did not allow it
         self.replays = dict.fromkeys(REPLAYS_PER_SUBMISSION, 0)  # replays run so far, by kind (the budget's counts)
         # Across the submission's tests: mistakes whose replay matched what the student's code did, and
         # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).
@@ -478,25 +479,26 @@ class Diagnoser:
             call = TestReplay.of(item, exc, self.assignment.module)
         return call
 
-    def again(self, exc: BaseException, test_key: str, call: Any, named: list[str]) -> tuple[list[str], bool]:
+    def again(self, exc: BaseException, test_key: str, call: Any, named: list[str], first_look: bool = True) -> list[str]:
         """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
         the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
-        test it is not declared to fail) and all together (a file with several mistakes). (Their ids or [],
-        whether that look was taken: not when the budget or a replay's time stopped it, so that a failure
-        the look could have explained is never told it matches none.)"""
+        test it is not declared to fail) and all together (a file with several mistakes). Their ids, or [].
+        ``first_look``: whether the failure was compared alone first (if not, the budget stopped that look, and
+        the mistakes declared to fail this test are tried alone here too)."""
         names = list(dict.fromkeys([*(n for n in named if n in self._by_name), *(e.name for e in self.several())]))
         entries = [self._by_name[n] for n in names[:3]]
         got = getattr(exc, "got", None)  # ``call``: replay_of(exc, item), taken when the test failed
         if not entries or got is None or not isinstance(call, (dict, TestReplay)):
-            return [], True
-        candidates: list[Any] = [e for e in entries if test_key not in e.caught_by]
+            return []
+        # after a first look, the mistakes declared to fail this test were tried alone already
+        candidates: list[Any] = [e for e in entries if not first_look or test_key not in e.caught_by]
         if len(entries) > 1:
             candidates.append(tuple(entries))
         kind = "call" if isinstance(call, dict) else "again"
         if not candidates:
-            return [], True
+            return []
         if self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
-            return [], False
+            return []
         self.replays[kind] += len(candidates) + 1
         try:
             expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
@@ -507,13 +509,13 @@ class Diagnoser:
                     continue
                 if self._matches(got, wrong, expected):
                     members = candidate if isinstance(candidate, tuple) else (candidate,)
-                    return [e.name for e in self._needed(members, call, got, expected, kind)], True
+                    return [e.name for e in self._needed(members, call, got, expected, kind)]
         except (OutOfTime, OutOfBudget):
-            return [], False
+            return []
         except Exception:  # noqa: BLE001 - a candidate that cannot run names nothing
             log.info("second look at %s failed", test_key, exc_info=True)
-            return [], False
-        return [], True
+            return []
+        return []
 
     def describe(self, names: list[str]) -> dict[str, NamedMistake]:
         """What the renderers say of each mistake in ``names`` (record.NamedMistake): title, explanation, changes."""
@@ -531,6 +533,7 @@ class Diagnoser:
         that test again on each mistake (``replay.py``)."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
+        self.skipped = False
         if getattr(exc, "kind", None) == "not-implemented":  # a function not written yet is no mistake
             return [], False
         if getattr(exc, "float32", False):  # float32 rounding, said as such (checks.FLOAT32_HINT): no formula mistake
@@ -548,16 +551,18 @@ class Diagnoser:
             candidates, cost = [e for e in self.entries if test_key in e.caught_by], 0
         else:
             candidates, cost = self.entries, 1  # the reference too
-        if not candidates or min(self.budget.limits()) < LEAST_SECONDS:
+        if not candidates:
             return [], False
         kind = "call" if isinstance(call, dict) else "replay"
         cost += len(candidates)
-        if self.replays[kind] + cost > REPLAYS_PER_SUBMISSION[kind]:
+        if min(self.budget.limits()) < LEAST_SECONDS or self.replays[kind] + cost > REPLAYS_PER_SUBMISSION[kind]:
+            self.skipped = True  # the second look (again) may still find the file's other mistakes here
             return [], False
         self.replays[kind] += cost  # counted before running
         try:
             return self._diagnose(call, got, test_key, candidates)
         except (OutOfTime, OutOfBudget) as stop:  # this failure is not diagnosed (see the module's docstring)
+            self.skipped = True
             log.info(
                 "%s not diagnosed: %s (%.1f s of CPU, %.1f s of wall time spent on replays)",
                 test_key,

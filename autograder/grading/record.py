@@ -16,10 +16,11 @@ from typing import Any
 
 # What the comparison with the catalogue of classic mistakes concluded for a failed test (``diagnosis``).
 DIAGNOSIS = {
-    "": "not compared (the test passed, nothing to compare, or no replay budget left)",
+    "": "nothing said (the test passed, nothing to compare, no replay budget left, or nothing reproduced it in a "
+    "file where other mistakes were found: a combination with a mistake the file hides might)",
     "named": "the catalogued mistake in ``mistakes`` explains it (two: either does, the values cannot tell which)",
     "together": "the catalogued mistakes in ``mistakes``, all made together (a file with several mistakes), explain it",
-    "none": "compared with the catalogue: the result matches none of its mistakes",
+    "none": "compared with the catalogue, in a file where no mistake was found: the result matches none of them",
     "resembles": "the values are those of the mistake in ``mistakes``, which the rest of the submission rules out",
     "unavailable": "the comparison itself failed (a grader bug): the plain sentence is said",
 }

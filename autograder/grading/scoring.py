@@ -171,6 +171,10 @@ class ScoringPlugin:
             self._diagnosed.append(result.nodeid)
             if not mistakes:
                 self._keep_for_second_look(item, exc)
+        elif self.diagnoser.skipped:  # the budget stopped this look: the second may still find the file's mistakes
+            result.diagnosis = "skipped"
+            self._diagnosed.append(result.nodeid)
+            self._keep_for_second_look(item, exc)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         try:
@@ -208,22 +212,23 @@ class ScoringPlugin:
         named = list(dict.fromkeys(n for r in self.results.values() for n in r.diagnoses))
         for nodeid, (exc, call) in self._unexplained.items():
             result = self.results[nodeid]
-            if result.diagnosis == "none":
-                again, looked = self.diagnoser.again(exc, result.key, call, named)
+            if result.diagnosis in ("none", "skipped"):
+                again = self.diagnoser.again(exc, result.key, call, named, first_look=result.diagnosis == "none")
                 result.mistakes = self.diagnoser.consistent(again, passed)
                 if len(result.mistakes) > 1:  # only all of them together reproduce the student's values
                     result.diagnosis = "together"
-                elif not looked and named:  # the other mistakes together were not tried: no "matches none"
-                    result.diagnosis = "unlooked"
         self._drop_redundant()
+        found = any(self.results[n].mistakes and self.results[n].diagnosis != "resembles" for n in self._diagnosed)
         for nodeid in self._diagnosed:
             result = self.results[nodeid]
-            if result.diagnosis == "unlooked":
-                result.diagnosis = ""  # compared alone, not with the file's other mistakes: nothing is said
-            elif result.diagnosis == "together" and len(result.mistakes) > 1:
+            if result.diagnosis == "resembles" or (result.diagnosis == "together" and len(result.mistakes) > 1):
                 continue
-            elif result.diagnosis != "resembles":
-                result.diagnosis = "named" if result.mistakes else "none"
+            if result.mistakes:
+                result.diagnosis = "named"
+            else:
+                # "matches none" only in a file where no mistake was found: beside one, a combination with a mistake
+                # the file hides could reproduce it, and a look the budget stopped tried nothing (nothing is said)
+                result.diagnosis = "none" if result.diagnosis == "none" and not found else ""
 
     def _drop_redundant(self) -> None:
         """A mistake named only on tests where another named mistake is named too, which is named on more tests,
