@@ -495,9 +495,7 @@ class Diagnoser:
         if len(entries) > 1:
             candidates.append(tuple(entries))
         kind = "call" if isinstance(call, dict) else "again"
-        if not candidates:
-            return []
-        if self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
+        if not candidates or self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
             return []
         self.replays[kind] += len(candidates) + 1
         try:
@@ -514,7 +512,6 @@ class Diagnoser:
             return []
         except Exception:  # noqa: BLE001 - a candidate that cannot run names nothing
             log.info("second look at %s failed", test_key, exc_info=True)
-            return []
         return []
 
     def describe(self, names: list[str]) -> dict[str, NamedMistake]:
