@@ -190,7 +190,10 @@ def _check_ghost_memory(document: dict) -> None:
 
 
 def _check_ghost_hogs(document: dict) -> None:
-    assert "started more than 8 processes" in document["output"], document["output"][:1000]
+    # The ghosts are counted: by the process cap, or (one CI run on a loaded machine) by the memory limit
+    # first, which the worker alone stays far below (the honest part of every other attack passes it).
+    stops = ("started more than 8 processes", "used more than 420 MB of memory")
+    assert any(stop in document["output"] for stop in stops), document["output"][:1000]
 
 
 def _check_clean_up(document: dict) -> None:

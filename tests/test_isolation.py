@@ -8,6 +8,7 @@ that rely on the unprivileged user run only when the tests run as root (as on Gr
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -356,3 +357,36 @@ def test_bounded_fork_bomb_and_leftover_processes(graded):
         if p.info["name"] == "kitforkbomb" and p.info["status"] != psutil.STATUS_ZOMBIE
     ]
     assert not alive, "every process the student started must be gone"
+
+
+@needs_root
+def test_graders_with_different_temp_folders_take_different_slots(tmp_path):
+    """Two graders started with different TMPDIRs used to lock slots in different folders, take the same
+    student user, and kill (or be charged with) each other's workers; a slot whose user runs processes is
+    skipped too."""
+    from autograder.sandbox.users import student_user, student_user_name
+
+    take = [sys.executable, "-c", "import sys; from autograder.sandbox.users import reserve_slot; print(reserve_slot(), flush=True); sys.stdin.read()"]
+    held = []
+
+    def reserve(temp: Path) -> int:
+        temp.mkdir(exist_ok=True)
+        env = {**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(KIT)}
+        proc = subprocess.Popen(take, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        held.append(proc)
+        return int(proc.stdout.readline())
+
+    try:
+        first, second = reserve(tmp_path / "a"), reserve(tmp_path / "b")
+        assert first != second
+        busy = max(first, second) + 1
+        squatter = subprocess.Popen(["sleep", "60"], user=student_user(student_user_name(busy)).pw_uid)
+        try:
+            assert reserve(tmp_path / "c") not in (first, second, busy), "a slot whose user runs processes was taken"
+        finally:
+            squatter.kill()
+            squatter.wait()
+    finally:
+        for proc in held:
+            proc.stdin.close()
+            proc.wait()

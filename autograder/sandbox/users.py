@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from ..config import STUDENT_USER
+from .proctree import user_pids
 
 # Folders of a kit checkout that hold answers or grading secrets (relative to the kit root).
 SECRET_FOLDERS = ("solutions", "assignments", "dist", "build", ".cache", ".bench", "tests")
@@ -40,12 +41,16 @@ def reserve_slot() -> int:
     Graders running at once (``grade`` twice, ``grade-all``'s processes, the self-check, the
     kit's tests under xdist) each get their own student user, so one grader's cleanup, which
     kills every process of its user, never touches another's worker.
+
+    The locks live in one folder for the whole machine (``/run`` as root), not under ``TMPDIR``: two
+    graders started with different ``TMPDIR`` used to take the same slot, and each killed or was
+    charged with the other's worker. A slot whose user still runs processes is skipped as well (a
+    grader that does not use these locks, or one in another mount namespace).
     """
     global _held_slot
     if _held_slot is not None:
         return _held_slot[0]
-    folder = Path(tempfile.gettempdir()) / "kit-worker-slots"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    folder = _slot_folder()
     for slot in range(MAX_SLOTS):
         fd = os.open(folder / f"{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         try:
@@ -53,9 +58,37 @@ def reserve_slot() -> int:
         except OSError:
             os.close(fd)
             continue
+        if _user_busy(student_user_name(slot)):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            continue
         _held_slot = (slot, fd)
         return slot
     raise RuntimeError(f"more than {MAX_SLOTS} graders are running on this machine at once")
+
+
+def _slot_folder() -> Path:
+    """The machine's one folder of slot locks: /run's as root (whatever TMPDIR says), else the temp folder's."""
+    candidates = [Path("/run/kit-worker-slots")] if running_as_root() else []
+    candidates.append(Path(tempfile.gettempdir()) / "kit-worker-slots")
+    for folder in candidates:
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            return folder
+        except OSError:
+            continue
+    raise RuntimeError(f"cannot create the worker-slot lock folder {candidates[-1]}: make the temp folder writable")
+
+
+def _user_busy(name: str) -> bool:
+    """Does the slot's user (if it exists) run processes now? (As root only: without root no user is switched.)"""
+    if not running_as_root():
+        return False
+    try:
+        uid = pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return False
+    return bool(user_pids(uid))
 
 
 def student_user_name(slot: int) -> str:
@@ -67,7 +100,11 @@ def ensure_student_user() -> pwd.struct_passwd | None:
     """This grader's own unprivileged account for student code; None when we are not root."""
     if not running_as_root():
         return None
-    name = student_user_name(reserve_slot())
+    return student_user(student_user_name(reserve_slot()))
+
+
+def student_user(name: str) -> pwd.struct_passwd:
+    """The system account ``name``, created (no home, no shell) when missing."""
     try:
         return pwd.getpwnam(name)
     except KeyError:
