@@ -366,7 +366,11 @@ def test_graders_with_different_temp_folders_take_different_slots(tmp_path):
     skipped too."""
     from autograder.sandbox.users import student_user, student_user_name
 
-    take = [sys.executable, "-c", "import sys; from autograder.sandbox.users import reserve_slot; print(reserve_slot(), flush=True); sys.stdin.read()"]
+    take = [
+        sys.executable,
+        "-c",
+        "import sys; from autograder.sandbox.users import reserve_slot; print(reserve_slot(), flush=True); sys.stdin.read()",
+    ]
     held = []
 
     def reserve(temp: Path) -> int:

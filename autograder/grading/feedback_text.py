@@ -21,6 +21,8 @@ RESEMBLES = (
     "your code differs; the details above say where.)"
 )
 PRINTED = "Your code printed:\n"
+# A failed test that ran other functions of the file whose own tests fail (TestRecord.uses): where to look first.
+ALSO_RUNS = "(This test also runs your {names}, which fail{s} tests of {own} own: the cause may be there.)"
 SAME_AS = "(The same likely mistake as in \u201c{name}\u201d above, explained there.)"
 MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
 OUTPUT_LIMIT_PER_TEST = 4000
@@ -72,6 +74,7 @@ def feedback_texts(record: GradingRecord) -> list[str]:
     """
     limit = max(500, min(OUTPUT_LIMIT_PER_TEST, OUTPUT_LIMIT_TOTAL // max(1, len(record.tests))))
     first: dict[str, tuple[str, int]] = {}  # explanation -> (the test that shows it whole, how soon it is seen)
+    failing = _failing_functions(record.tests)
     texts = []
     for t in record.tests:
         seen_here = OPEN.get(t.visibility, 3)
@@ -86,6 +89,10 @@ def feedback_texts(record: GradingRecord) -> list[str]:
                     first[diagnosis] = (t.name, seen_here)
         elif diagnosis:
             head.append(diagnosis)
+        others = suspects(t, failing) if t.diagnosis not in ("named", "together") else []
+        if others:
+            one = len(others) == 1
+            head.append(ALSO_RUNS.format(names=_names(others), s="s" if one else "", own="its" if one else "their"))
         if t.printed.strip():
             head.append(PRINTED + t.printed)
         texts.append(cut("\n\n".join(head), limit))
@@ -145,8 +152,9 @@ def function_summary(
     for t in tests:
         by_function.setdefault(t.function, []).append(t)
     lines = []
+    failing = _failing_functions(tests)
     for function, group in by_function.items():
-        line = _function_line(function, group, hidden_summary, titles, changes)
+        line = _function_line(function, group, hidden_summary, titles, changes, failing)
         if line:
             lines.append(f"- {function}: {line}")
     if not lines:
@@ -159,20 +167,50 @@ def function_summary(
     return head + ":\n" + "\n".join(lines)
 
 
+def _failing_functions(tests: list[TestRecord]) -> dict[str, bool]:
+    """Each graded function with a failing test of its own -> whether all of them fail unwritten (NotImplementedError)."""
+    failing: dict[str, bool] = {}
+    for t in tests:
+        if t.status != "passed":
+            # a method's failure is its class's too ("AttnSeq2Seq.step" -> "AttnSeq2Seq"): a test runs the class
+            for name in dict.fromkeys((t.function, t.function.split(".")[0])):
+                failing[name] = failing.get(name, True) and t.kind == "not-implemented"
+    return failing
+
+
+def suspects(t: TestRecord, failing: dict[str, bool]) -> list[str]:
+    """The other functions of the file that failed test ``t`` ran and that fail tests of their own: where its
+    failure may come from (what the grader saw the test run, never a claim that ``t``'s own function is right)."""
+    own = (t.function, t.function.split(".")[0])
+    return [u for u in t.uses if u in failing and u not in own] if t.status != "passed" else []
+
+
 def _function_line(
-    function: str, group: list[TestRecord], hidden_summary: str, titles: dict[str, str], changes: dict[str, set[str]]
+    function: str,
+    group: list[TestRecord],
+    hidden_summary: str,
+    titles: dict[str, str],
+    changes: dict[str, set[str]],
+    failing: dict[str, bool] | None = None,
 ) -> str:
+    failing = failing or {}
     seen_now = [t for t in group if t.visibility == "visible"]
     later = [t for t in group if t.visibility != "visible"]
     parts = []
     failed_now = [t for t in seen_now if t.status != "passed"]
-    missing = any(t.kind == "not-implemented" for t in group if t.status != "passed")
+    shown = [t for t in group if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
+    missing_tests = [t for t in group if t.status != "passed" and t.kind == "not-implemented"]
+    missing = bool(missing_tests)
     if missing:
-        parts.append("not implemented yet")
+        unwritten = sorted({u for t in missing_tests if t in shown for u in suspects(t, failing) if failing[u]})
+        parts.append(
+            "not implemented yet" + (f" (or its tests run your {_names(unwritten)}, not written yet either)" if unwritten else "")
+        )
     elif failed_now:
         cause = next((titles[m] for t in failed_now for m in t.diagnoses if m in titles), None)
+        first = "most likely" if cause else "first failure"
         cause = cause or _first_line(failed_now[0].message)
-        parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; most likely: {cause.rstrip('.')}")
+        parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; {first}: {cause.rstrip('.')}")
     elif seen_now:
         parts.append("public tests passed")
     if later and hidden_summary != "off":
@@ -182,12 +220,24 @@ def _function_line(
         return ""
     if all(t.status == "passed" for t in group) and (hidden_summary != "off" or not later):
         parts = ["passed"]
-    shown = [t for t in group if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
     upstream = _upstream(function, shown, changes) if len(shown) == len(group) else []
     if upstream and not missing:
         verb = "is" if len(upstream) == 1 else "are"
-        parts.append(f"fails because {' and '.join(f'`{u}`' for u in upstream)} {verb} wrong")
+        parts.append(f"fails because {_names(upstream)} {verb} wrong")
+    elif not missing and not all(t.status == "passed" for t in group):
+        others = sorted({u for t in shown for u in suspects(t, failing)})
+        if others:
+            parts.append(
+                f"its failing tests also run your {_names(others)}, which fail{'s' if len(others) == 1 else ''} "
+                f"tests of {'its' if len(others) == 1 else 'their'} own: fix {'it' if len(others) == 1 else 'them'} first"
+            )
     return "; ".join(parts)
+
+
+def _names(names: list[str]) -> str:
+    """``a``, ``b`` and ``c``."""
+    quoted = [f"`{n}`" for n in names]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1] if len(quoted) > 1 else "".join(quoted)
 
 
 def _hidden_part(later: list[TestRecord], hidden_summary: str, titles: dict[str, str], missing: bool) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 import numpy as np
 import torch
 
+from ..banned import refers_to, scan_source
 from ..checks import Feedback, Outcome
 from ..per_test import checkpoint
 from ..worker import ops
@@ -87,10 +88,15 @@ class ModuleStudent:
     def __init__(self, module: Any, helpers: Any = None) -> None:
         self._module = module
         self._helpers = helpers
+        self._used: set[str] = set()
 
     @contextmanager
     def deadlines(self, deadlines: Any) -> Iterator[None]:
-        yield  # in-process: the diagnoser's budget bounds a replay (diagnosis.Budget)
+        used, self._used = self._used, set()  # one test's names (names_used())
+        try:
+            yield  # in-process: the diagnoser's budget bounds a replay (diagnosis.Budget)
+        finally:
+            self._used = used
 
     def output_mark(self) -> None:
         return None  # in-process: nothing is captured
@@ -101,6 +107,7 @@ class ModuleStudent:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
+        self._used.add(name)
         value = getattr(self._module, name)
         return LocalObject(value) if callable(value) else _outward(value)
 
@@ -111,18 +118,23 @@ class ModuleStudent:
             ops.gradients(target, _inward(args), _inward(kwargs), wrt=wrt, grad_outputs=_inward(grad_outputs), params=params)
         )
 
-    def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
-        """As ``RemoteStudent.source_uses``, on the module's file."""
-        from ..banned import scan_source
-
+    def _source(self) -> str:
         source = getattr(self._module, "__kit_source__", None)  # a catalogued mistake: its own source (diagnosis)
         try:
-            source = (
+            return (
                 source if isinstance(source, str) else Path(self._module.__file__).read_text(encoding="utf-8", errors="replace")
             )
         except (OSError, TypeError, AttributeError):
-            return False
-        return name in scan_source(source, dotted)
+            return ""
+
+    def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
+        """As ``RemoteStudent.source_uses``, on the module's file."""
+        return name in scan_source(self._source(), dotted)
+
+    def names_used(self) -> set[str]:
+        """As ``RemoteStudent.names_used``, on the module's file."""
+        refers = refers_to(self._source()) if self._used else {}
+        return set(self._used).union(*(refers.get(n, set()) for n in self._used))
 
     def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if self._helpers is None:

@@ -45,6 +45,9 @@ class TestRecord:
     diagnosis: str = ""  # DIAGNOSIS
     mistakes: list[str] = field(default_factory=list)  # ids of catalogued mistakes named (or resembled)
     printed: str = ""  # what the student's code printed during the test (bounded)
+    # the other graded functions of the file the test ran: those it fetched and those they call, by the grader's
+    # own scan of the source (Student.names_used); a failure may come from one of them
+    uses: list[str] = field(default_factory=list)
 
     @property
     def diagnoses(self) -> list[str]:
@@ -99,6 +102,8 @@ class GradingRecord:
         extra = {"test": t.key, "function": t.function, "kind": t.kind, "mistakes": t.diagnoses, "diagnosis": t.diagnosis}
         if t.diagnosis == "resembles":
             extra["resembles"] = t.mistakes
+        if t.uses:
+            extra["uses"] = t.uses
         return extra
 
     @classmethod
@@ -124,6 +129,7 @@ class GradingRecord:
                     message=str(t.get("output") or ""),
                     diagnosis=str(data.get("diagnosis") or ("named" if mistakes else "")),
                     mistakes=mistakes,
+                    uses=[str(u) for u in data.get("uses") or [] if isinstance(u, str)][:64],
                 )
             )
         named = {k: NamedMistake(**v) for k, v in (extra.get("named") or {}).items() if isinstance(v, dict)}

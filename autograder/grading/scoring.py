@@ -155,6 +155,7 @@ class ScoringPlugin:
             result.status, result.score, result.kind = "failed", 0.0, "skipped"
             result.message = "not run (skipped)"
         if report.when == "teardown":
+            result.uses = sorted(self.student.names_used() - {result.function})
             mark = self._marks.pop(item.nodeid, None)
             if mark is not None:
                 result.printed = self.student.output_since(mark, OUTPUT_CHARS_PER_TEST)
@@ -177,6 +178,10 @@ class ScoringPlugin:
             self._keep_for_second_look(item, exc)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        graded = {r.function for r in self.results.values()}
+        graded |= {g.split(".")[0] for g in graded}  # a class whose methods are graded ("AttnSeq2Seq.step")
+        for result in self.results.values():  # of the names a test ran, the graded functions and classes
+            result.uses = [n for n in result.uses if n in graded and n != result.function.split(".")[0]]
         try:
             self._name_consistent_mistakes()
         except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..banned import describe as describe_banned
-from ..banned import scan_source
+from ..banned import refers_to, scan_source
 from ..checks import Feedback, Outcome
 from ..per_test import checkpoint, record_call
 from ..sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
@@ -166,6 +166,8 @@ class RemoteStudent:
         # What the running test's answers took so far (deadlines(): one room per test); None outside a
         # test, where each answer is bounded by the channel's per-answer limit alone.
         self._room: wire.Room | None = None
+        self._used: set[str] = set()  # the top-level names the running test fetched (names_used())
+        self._refers: dict[str, set[str]] | None = None  # banned.refers_to of the file, read once
 
     # -- worker management -----------------------------------------------------
     def _ensure_worker(self) -> Worker:
@@ -228,10 +230,12 @@ class RemoteStudent:
         before, self._deadlines = self._deadlines, deadlines
         room, self._room = self._room, wire.Room(ANSWER_BYTES_PER_TEST)
         crashed, self._crashed_in_test = self._crashed_in_test, set()  # a crash forgiven runs again in the next test
+        used, self._used = self._used, set()
         try:
             yield
         finally:
             self._deadlines, self._room, self._crashed_in_test = before, room, crashed
+            self._used = used
 
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
@@ -389,6 +393,7 @@ class RemoteStudent:
         if name.startswith("_"):
             raise AttributeError(name)
         self._ensure_worker()
+        self._used.add(name)
         if name not in self.names:
             raise StudentCodeError(f"{self.module_name}.py has no `{name}`: define it with exactly that name.", kind="missing")
         return self._ask({"op": "getattr", "ref": 0, "name": name}, name, name)
@@ -424,6 +429,16 @@ class RemoteStudent:
         except OSError:
             return False
         return name in scan_source(source, dotted)
+
+    def names_used(self) -> set[str]:
+        """The top-level names the running test fetched, and those they refer to in the submitted file (the
+        grader's scan of the source, ``banned.refers_to``; never what the worker reports)."""
+        if self._refers is None:
+            try:
+                self._refers = refers_to(self.student_file.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                self._refers = {}
+        return set(self._used).union(*(self._refers.get(n, set()) for n in self._used))
 
 
 def load_module(name: str, path: Path) -> Any:

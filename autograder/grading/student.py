@@ -37,3 +37,7 @@ class Student(Protocol):
 
     def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
         """Whether ``name`` (a function or class of the file) uses one of ``dotted``, by the grader's own scan."""
+
+    def names_used(self) -> set[str]:
+        """The file's top-level names the running test fetched, and those they refer to, by the grader's own
+        scan of the source (``banned.refers_to``): which of the student's functions its calls ran."""

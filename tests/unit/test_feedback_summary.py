@@ -68,7 +68,8 @@ def test_public_failures_give_the_most_likely_cause_and_stubs_say_not_implemente
         named, titles={"softmax_dim0": "softmax over the wrong dimension"}
     )
     unnamed = [_test("softmax: example", 0, 2, "visible", "softmax: row 3 sums to 0.73, not 1\nmore")]
-    assert "most likely: softmax: row 3 sums to 0.73, not 1" in function_summary(unnamed)
+    # no catalogued mistake explains it: the first failing check's words, not called the likely cause
+    assert "first failure: softmax: row 3 sums to 0.73, not 1" in function_summary(unnamed)
     stub = [
         _test(
             "softmax: example",
@@ -168,3 +169,65 @@ def test_mistakes_that_only_together_give_the_values_are_named_together_by_title
     record = GradingRecord(tests=[t], named=named)
     assert TOGETHER.format(titles="No scaling; Mask transposed") in feedback_texts(record)[0]
     assert t.diagnoses == ["a", "b"]
+
+
+def test_a_failure_that_ran_another_failing_function_says_where_to_look_first():
+    """A correct function's test fails because it ran the student's wrong `scaled_dot_product_attention` (issue 32's
+    three-bug file: no catalogued mistake, alone or together, reproduced it, so no "fails because"): the
+    summary and the test say which other function the failing tests ran, without calling the mask wrong."""
+    sdpa = _test("scaled_dot_product_attention: worked example", 0, 2, "visible", "values differ")
+    mask = _test("causal_mask: with it, later tokens change nothing", 0, 4, output="outputs changed")
+    mask.uses = ["scaled_dot_product_attention", "softmax"]
+    soft = _test("softmax: rows sum to 1", 5, 5)
+    line = function_summary([sdpa, mask, soft]).split("- causal_mask: ")[1].splitlines()[0]
+    assert line.endswith(
+        "its failing tests also run your `scaled_dot_product_attention`, which fails tests of its own: fix it first"
+    )
+    assert "softmax`" not in line  # it ran softmax too, which passes: not a suspect
+    texts = feedback_texts(GradingRecord(tests=[sdpa, mask, soft]))
+    assert "This test also runs your `scaled_dot_product_attention`, which fails tests of its own" in texts[1]
+    assert "also runs" not in texts[0] + texts[2]
+    # the other function passing: nothing said
+    sdpa_ok = _test("scaled_dot_product_attention: worked example", 2, 2, "visible")
+    assert "also run" not in function_summary([sdpa_ok, mask, soft])
+    # hidden tests whose categories are not shown ("points"): where they ran is not shown either
+    assert "also run" not in function_summary([sdpa, mask, soft], "points")
+    # a name already proven ("fails because") is not repeated as a suspect
+    mask.mistakes, mask.diagnosis = ["sdpa_softmax_over_queries"], "named"
+    proven = function_summary([sdpa, mask, soft], changes={"sdpa_softmax_over_queries": {"scaled_dot_product_attention"}})
+    assert "fails because `scaled_dot_product_attention` is wrong" in proven and "also run" not in proven
+
+
+def test_a_stub_that_another_unwritten_function_stops_says_so():
+    sdpa = _test("scaled_dot_product_attention: worked example", 0, 2, "visible", "not yet", kind="not-implemented")
+    mask = _test("causal_mask: later tokens change nothing", 0, 4, output="not yet", kind="not-implemented")
+    mask.uses = ["scaled_dot_product_attention"]
+    text = function_summary([sdpa, mask])
+    assert (
+        "- causal_mask: not implemented yet (or its tests run your `scaled_dot_product_attention`, not written yet either)"
+        in text
+    )
+    assert "- scaled_dot_product_attention: not implemented yet\n" in text + "\n"
+
+
+def test_a_class_whose_methods_fail_is_named_as_the_class():
+    step = _test("AttnSeq2Seq.step: logits equal the reference's", 0, 6, output="values differ")
+    train = _test("train_copy: a short run gives the reference's losses", 0, 9, output="losses differ")
+    train.uses = ["AttnSeq2Seq"]
+    other = _test("AttnSeq2Seq.forward: teacher-forced logits", 0, 6, output="values differ")
+    other.uses = []  # a test of the class's own method: its class is its own (scoring drops it from uses)
+    text = function_summary([step, train, other])
+    assert (
+        "- train_copy: -9 in hidden tests that check: a short run gives the reference's losses; its failing tests "
+        "also run your `AttnSeq2Seq`, which fails tests of its own: fix it first" in text
+    )
+    assert "also run" not in text.split("- AttnSeq2Seq.forward")[1]
+
+
+def test_three_suspects_read_as_a_list():
+    failing = [_test(f"{f}: example", 0, 1, "visible", "differs") for f in ("cooccurrence", "ppmi", "svd_embeddings")]
+    nearest = _test("nearest: bank is near river", 0, 4, output="differs")
+    nearest.uses = ["cooccurrence", "ppmi", "svd_embeddings"]
+    assert "run your `cooccurrence`, `ppmi` and `svd_embeddings`, which fail tests of their own: fix them first" in (
+        function_summary([*failing, nearest])
+    )

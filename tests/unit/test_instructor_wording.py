@@ -23,7 +23,7 @@ ATTENTION = load_assignment("attention", KIT_ROOT)
 # function first (whose lines hold "-43 in hidden tests that check: ..."), then each test's feedback.
 SUMMARY = (
     "57.00 / 100 points.\n\nSummary by function (hidden tests: what they check and the points lost now; their full "
-    "feedback once grades are published):\n- scaled_dot_product_attention: 2 of 2 public tests failed; most likely: "
+    "feedback once grades are published):\n- scaled_dot_product_attention: 2 of 2 public tests failed; first failure: "
     "scaled_dot_product_attention failed: the process stopped while answering (sys.exit, os._exit or a crash in your "
     "code?); -43 in hidden tests that check: written by hand, without PyTorch's attention or softmax; matches the float64 "
     "reference (mask=None)\n- softmax: passed"

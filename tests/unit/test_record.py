@@ -28,3 +28,11 @@ def test_a_failure_document_keeps_the_links_counted_before_it():
 def test_links_of_an_older_results_file_held_as_a_list_read_as_their_count():
     assert GradingRecord.from_results({"extra_data": {"links": ["a", "b"]}, "tests": []}).links == 2
     assert GradingRecord.from_results({"extra_data": {"links": "x"}, "tests": []}).links == 0
+
+
+def test_the_functions_a_test_ran_survive_the_results_file():
+    from autograder.grading.record import GradingRecord, TestRecord
+
+    t = TestRecord(key="k", nodeid="k", name="causal_mask: x", function="causal_mask", max_score=1, uses=["softmax"])
+    document = {"tests": [{"name": t.name, "max_score": 1, "score": 0, "extra_data": GradingRecord.test_extra(t)}]}
+    assert GradingRecord.from_results(document).tests[0].uses == ["softmax"]

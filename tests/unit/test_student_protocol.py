@@ -58,8 +58,13 @@ def test_a_test_body_makes_the_same_steps_through_the_remote_and_the_local_stude
                     continue  # parametrized: its cases need pytest
                 with remote.deadlines(Deadlines(run=time.monotonic() + 300, request=60)):
                     through_worker = _steps(test, remote)
-                in_process = _steps(test, local)
+                    used_remote = remote.names_used()
+                with local.deadlines(None):
+                    in_process = _steps(test, local)
+                    used_local = local.names_used()
                 assert through_worker == in_process, f"{name}: {test_name} steps differently"
+                assert used_remote == used_local and used_remote, f"{name}: {test_name} ran other names"
+                assert not remote.names_used() and not local.names_used()  # one test's, forgotten after it
                 assert through_worker, f"{name}: {test_name} made no step"
                 compared += 1
         assert compared >= 3

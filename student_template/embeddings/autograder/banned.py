@@ -145,6 +145,34 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
     return found
 
 
+def refers_to(source: str) -> dict[str, set[str]]:
+    """Map each top-level name of ``source`` to the other top-level names it refers to, directly or
+    through them (a function calling a helper that calls another): the grader's own reading of which of
+    the file's functions a call runs, without running it. A file that does not parse gives {}."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    direct: dict[str, set[str]] = {}
+    for node in tree.body:
+        names = _bound_names(node) if not isinstance(node, (ast.Import, ast.ImportFrom)) else []
+        if names:  # an import binds a library's name, none of the file's functions
+            symbol = _Symbol()
+            _Collector({}, symbol).visit(node)
+            for name in names:  # a later binding replaces an earlier one, as at run time
+                direct[name] = symbol.refers_to - {name}
+    reach = {name: refs & direct.keys() for name, refs in direct.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, refs in reach.items():
+            more = set().union(*(reach[r] for r in refs)) - refs - {name}
+            if more:
+                refs |= more
+                changed = True
+    return reach
+
+
 def describe(uses: dict[str, tuple[int, str]]) -> str:
     """``F.softmax (line 12)``, for feedback."""
     return ", ".join(f"{written} (line {line})" for line, written in sorted(uses.values()))
