@@ -82,6 +82,8 @@ CONTRADICTIONS_KEPT = 3  # per mistake: the failures that ruled it out, looked a
 # mistakes of other functions tried beside the one ruled out, per contradiction (a call replay is cheap; a test replay
 # runs the whole test)
 EXTRA_PER_CONTRADICTION = {"call": 24, "replay": 4}
+# per failure looked at again: the named mistakes with one more they could hide, tried (again())
+HIDDEN_PER_LOOK = {"call": 12, "again": 4}
 
 
 def _small(value: Any) -> bool:
@@ -233,6 +235,7 @@ class Diagnoser:
         # mistakes whose replay did something else wrong than the student's code (ruled out everywhere).
         self.matched: set[str] = set()
         self.ruled_out: set[str] = set()
+        self._hidden_tried: dict[str, set[str]] = {}  # test key -> the hidden mistakes again() tried beside the named
         self._by_name = {e.name: e for e in self.entries}
         self._scans: dict[str, dict] = {}
         self._helpers: Any = None  # worker_helpers.py on this side, for test replays (loaded on first use)
@@ -479,10 +482,20 @@ class Diagnoser:
             call = TestReplay.of(item, exc, self.assignment.module)
         return call
 
-    def again(self, exc: BaseException, test_key: str, call: Any, named: list[str], first_look: bool = True) -> list[str]:
+    def again(
+        self,
+        exc: BaseException,
+        test_key: str,
+        call: Any,
+        named: list[str],
+        first_look: bool = True,
+        passed: frozenset[str] | set[str] = frozenset(),
+    ) -> list[str]:
         """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
         the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
-        test it is not declared to fail) and all together (a file with several mistakes). Their ids, or [].
+        test it is not declared to fail) and all together (a file with several mistakes); then all of them with
+        one more, hidden by them: a mistake of another function declared to fail this test, none of whose
+        declared tests passed (``passed``: the tests every case of which passed). Their ids, or [].
         ``first_look``: whether the failure was compared alone first (if not, the budget stopped that look, and
         the mistakes declared to fail this test are tried alone here too)."""
         names = list(dict.fromkeys([*(n for n in named if n in self._by_name), *(e.name for e in self.several())]))
@@ -495,24 +508,76 @@ class Diagnoser:
         if len(entries) > 1:
             candidates.append(tuple(entries))
         kind = "call" if isinstance(call, dict) else "again"
-        if not candidates or self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
+        # each case of a test tries the next hidden ones: a parametrized test's cases show the same mistakes
+        tried = self._hidden_tried.setdefault(test_key, set())
+        hidden = [c for c in self._hidden_beside(entries, test_key, passed) if c[-1].name not in tried - self.matched]
+        hidden = hidden[: HIDDEN_PER_LOOK[kind]]
+        if not (candidates or hidden) or self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
             return []
         self.replays[kind] += len(candidates) + 1
+        tried.update(c[-1].name for c in hidden)
         try:
             expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
-            for candidate in candidates:
+            for candidate in [*candidates, *hidden]:
+                if candidate in hidden:  # counted one by one, only while the budget lasts (the others first)
+                    if self.replays[kind] >= REPLAYS_PER_SUBMISSION[kind]:
+                        break
+                    self.replays[kind] += 1
                 try:
                     wrong = self._observe(candidate, call)
                 except ConfigError:  # two mistakes editing the same lines cannot be combined
                     continue
                 if self._matches(got, wrong, expected):
                     members = candidate if isinstance(candidate, tuple) else (candidate,)
-                    return [e.name for e in self._needed(members, call, got, expected, kind)]
+                    needed = self._needed(members, call, got, expected, kind)
+                    if candidate in hidden:
+                        if not all(self._cleared(e, needed) for e in needed):
+                            continue
+                        self.matched.update(e.name for e in needed)  # tried first on the test's other cases
+                    return [e.name for e in needed]
         except (OutOfTime, OutOfBudget):
             return []
         except Exception:  # noqa: BLE001 - a candidate that cannot run names nothing
             log.info("second look at %s failed", test_key, exc_info=True)
         return []
+
+    def _cleared(self, entry: CatalogueEntry, together: tuple) -> bool:
+        """Whether ``entry`` stands beside the mistakes it was found with: it was never ruled out, or every failure
+        that ruled it out (a value of its own the student's code did not produce, alone) is what ``together``
+        produce there. Then it is no longer ruled out."""
+        if entry.name not in self.ruled_out:
+            return True
+        cases = self._contradictions.get(entry.name, [])
+        for call, got, _key in cases:
+            kind = "call" if isinstance(call, dict) else "again"
+            if call is None or self.replays[kind] >= REPLAYS_PER_SUBMISSION[kind]:
+                return False
+            self.replays[kind] += 1
+            expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
+            if not self._matches(got, self._observe(together if len(together) > 1 else together[0], call), expected):
+                return False
+        if not cases:
+            return False
+        self.ruled_out.discard(entry.name)
+        return True
+
+    def _hidden_beside(self, entries: list[CatalogueEntry], test_key: str, passed: Any) -> list[tuple]:
+        """``entries`` with one more mistake each: one its values could hide (a file whose copy_batch is wrong
+        also trains without zero_grad, and no training test shows that alone: compared alone there, it was ruled
+        out, and it is named only if ``_cleared``). Only a mistake declared to fail this test, of a function none
+        of ``entries`` changes, none of whose declared tests passed (``consistent`` would drop it anyway); those
+        seen reproducing a failure elsewhere first."""
+        taken = set().union(*(self._changed(e) for e in entries))
+        hidden = [
+            e
+            for e in self.entries
+            if test_key in e.caught_by
+            and e not in entries
+            and not any(key in passed for key in e.caught_by)
+            and not self._changed(e) & taken
+        ]
+        hidden.sort(key=lambda e: e.name not in self.matched)
+        return [(*entries, e) for e in hidden]
 
     def describe(self, names: list[str]) -> dict[str, NamedMistake]:
         """What the renderers say of each mistake in ``names`` (record.NamedMistake): title, explanation, changes."""

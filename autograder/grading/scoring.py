@@ -218,7 +218,7 @@ class ScoringPlugin:
         for nodeid, (exc, call) in self._unexplained.items():
             result = self.results[nodeid]
             if result.diagnosis in ("none", "skipped"):
-                again = self.diagnoser.again(exc, result.key, call, named, first_look=result.diagnosis == "none")
+                again = self.diagnoser.again(exc, result.key, call, named, result.diagnosis == "none", passed)
                 result.mistakes = self.diagnoser.consistent(again, passed)
                 if len(result.mistakes) > 1:  # only all of them together reproduce the student's values
                     result.diagnosis = "together"
