@@ -65,6 +65,23 @@ def diagnosis_text(t: TestRecord, named: dict[str, NamedMistake]) -> str:
     return ""
 
 
+def elsewhere(t: TestRecord, named: dict[str, NamedMistake]) -> bool:
+    """Whether every mistake ``t`` names is one of other functions only (its failure comes from code it calls)."""
+    own = t.function.split(".")[0]
+    return bool(t.diagnoses) and all(
+        m in named and named[m].changes and own not in named[m].changes and t.function not in named[m].changes
+        for m in t.diagnoses
+    )
+
+
+def message_text(t: TestRecord, named: dict[str, NamedMistake]) -> str:
+    """The check's own words, without the test's advice about its own function where the mistakes it names are
+    all of other functions (a correct causal_mask is not told to look at its triangle when attention is wrong)."""
+    if t.hint and t.message.endswith(t.hint) and elsewhere(t, named):
+        return t.message[: -len(t.hint)].rstrip()
+    return t.message
+
+
 def feedback_texts(record: GradingRecord) -> list[str]:
     """Each test's feedback, in the record's order: its message, its diagnosis and what it printed, each
     bounded (``text_limits.cut``) so the whole stays within ``OUTPUT_LIMIT_TOTAL``.
@@ -78,7 +95,8 @@ def feedback_texts(record: GradingRecord) -> list[str]:
     texts = []
     for t in record.tests:
         seen_here = OPEN.get(t.visibility, 3)
-        head = [t.message] if t.message else []
+        message = message_text(t, record.named)
+        head = [message] if message else []
         diagnosis = diagnosis_text(t, record.named)
         if diagnosis and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
             if diagnosis in first and first[diagnosis][1] >= seen_here:

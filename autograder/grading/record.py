@@ -42,6 +42,7 @@ class TestRecord:
     visibility: str = "after_published"
     kind: str = "not-run"  # how it ended (checks.KINDS), set where it happened; never read from a message
     message: str = ""  # the check's own words (a Feedback's message), written for students
+    hint: str = ""  # of those, the test's advice about the function it grades (its last sentences; Feedback.hint)
     diagnosis: str = ""  # DIAGNOSIS
     mistakes: list[str] = field(default_factory=list)  # ids of catalogued mistakes named (or resembled)
     printed: str = ""  # what the student's code printed during the test (bounded)

@@ -149,6 +149,7 @@ class ScoringPlugin:
             exc = call.excinfo.value if call.excinfo is not None else None
             result.kind = exc.kind if isinstance(exc, Feedback) else "unreadable"
             result.message = self._failure_text(call.excinfo)
+            result.hint = exc.hint if isinstance(exc, Feedback) and result.message.endswith(exc.hint) else ""
             if self.diagnoser is not None and exc is not None:
                 self._diagnose(result, exc, item)
         elif report.skipped and report.when in ("setup", "call"):

@@ -231,3 +231,33 @@ def test_three_suspects_read_as_a_list():
     assert "run your `cooccurrence`, `ppmi` and `svd_embeddings`, which fail tests of their own: fix them first" in (
         function_summary([*failing, nearest])
     )
+
+
+def test_a_test_of_a_correct_function_drops_its_own_advice_when_another_function_is_wrong():
+    """issue 32: with attention's softmax over the queries, the correct causal_mask read "Either the causal mask
+    blocks the wrong triangle, or True is not treated as blocked": advice aimed at the wrong function."""
+    hint = "Either the causal mask blocks the wrong triangle, or True is not treated as blocked."
+    mask = _test("causal_mask: later tokens change nothing", 0, 4, output=f"outputs differ (max error 0.2). {hint}")
+    mask.hint = hint
+    mask.mistakes, mask.diagnosis = ["sdpa_softmax_over_queries"], "named"
+    other = {"sdpa_softmax_over_queries": NamedMistake("Softmax over the queries", "dim=-2", ["scaled_dot_product_attention"])}
+    text = feedback_texts(GradingRecord(tests=[mask], named=other))[0]
+    assert hint not in text and text.startswith("outputs differ (max error 0.2).")
+    assert "Likely mistake: Softmax over the queries" in text
+    # the mistake named is the mask's own: its advice stays
+    own = {"sdpa_softmax_over_queries": NamedMistake("Transposed mask", "triu", ["causal_mask"])}
+    assert hint in feedback_texts(GradingRecord(tests=[mask], named=own))[0]
+    # nothing named: the advice stays (the mask may be wrong too)
+    mask.mistakes, mask.diagnosis = [], ""
+    assert hint in feedback_texts(GradingRecord(tests=[mask], named=other))[0]
+
+
+def test_a_check_keeps_its_hint_apart():
+    import pytest
+    import torch
+
+    from autograder.checks import Feedback, expect_close
+
+    with pytest.raises(Feedback) as info:
+        expect_close(torch.ones(3), torch.zeros(3), "the output", atol=1e-9, hint="Scale by 1/sqrt(d_k).")
+    assert info.value.hint == "Scale by 1/sqrt(d_k)." and str(info.value).endswith(" Scale by 1/sqrt(d_k).")

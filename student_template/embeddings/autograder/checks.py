@@ -34,8 +34,11 @@ class Feedback(AssertionError):
     kind = "wrong"  # how the test ended: see KINDS (set where it happens, never read from the message)
     float32 = False  # the values differ by float32 rounding only (FLOAT32_HINT): no catalogued mistake is looked for
 
-    def __init__(self, message: str, call: Any = None, got: Any = None, kind: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, call: Any = None, got: Any = None, kind: str | None = None, hint: str = "") -> None:
+        super().__init__(message + _hint(hint))
+        # the test's advice about the function it grades, the message's last sentence(s): left out where the
+        # failure is a mistake of another function (feedback_text.message_text)
+        self.hint = hint
         self.call = call if call is not None else call_that_produced(got)
         self.got = got
         context = current()
@@ -227,7 +230,7 @@ def expect_close(
     g = to_tensor(got, what)
     w = to_tensor(want, what)
     if tuple(g.shape) != tuple(w.shape):
-        raise Feedback(f"{what}: expected shape {tuple(w.shape)}, got {tuple(g.shape)}." + _hint(hint), call, got)
+        raise Feedback(f"{what}: expected shape {tuple(w.shape)}, got {tuple(g.shape)}.", call, got, hint=hint)
     if check_dtype and g.dtype != w.dtype:
         raise Feedback(
             f"{what}: expected dtype {str(w.dtype).replace('torch.', '')}, got {str(g.dtype).replace('torch.', '')}.",
@@ -246,7 +249,7 @@ def expect_close(
     for values, whose in ((g64, "your result"), (w64, "the expected value (computed from your code's other outputs)")):
         nan = torch.isnan(values)
         if nan.any():
-            raise Feedback(f"{what}: {whose} has NaN in {_where(nan)}." + _hint(hint), call, got)
+            raise Feedback(f"{what}: {whose} has NaN in {_where(nan)}.", call, got, hint=hint)
     both_inf = torch.isinf(g64) & torch.isinf(w64) & (torch.sign(g64) == torch.sign(w64))
     err = (g64 - w64).abs().masked_fill(both_inf, 0.0)
     err = torch.nan_to_num(err, nan=float("inf"))  # inf - inf of one sign is 0 above
@@ -258,9 +261,10 @@ def expect_close(
             hint = FLOAT32_HINT  # the formula is right: a float32 tensor, constant or cast lost the digits
         failure = Feedback(
             f"{what}: values differ from the expected ones (max error {float(err.max()):.3g}, "
-            f"{_tolerance(atol, rtol)}; " + _first_difference(g64, w64, bad) + _hint(hint),
+            f"{_tolerance(atol, rtol)}; " + _first_difference(g64, w64, bad),
             call,
             got,
+            hint=hint,
         )
         failure.float32 = float32
         raise failure
@@ -272,9 +276,10 @@ def _expect_same_truth(g: torch.Tensor, w: torch.Tensor, what: str, hint: str, c
         idx = tuple(int(i) for i in bad.nonzero()[0])
         raise Feedback(
             f"{what}: {int(bad.sum())} of {bad.numel()} entries are wrong, the first at index {idx} "
-            f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])})." + _hint(hint),
+            f"(expected {bool(w.reshape(bad.shape)[idx])}, got {bool(g.reshape(bad.shape)[idx])}).",
             call,
             got,
+            hint=hint,
         )
 
 
@@ -322,10 +327,11 @@ def _expect_same_kind(g: torch.Tensor, w: torch.Tensor, what: str, hint: str, ca
         return
     raise Feedback(
         f"{what}: expected {_KIND_WORDS[want_kind]}, got {_KIND_WORDS[got_kind]} ({describe(g)}). "
-        "Return values of the kind the docstring asks for; the values were not compared." + _hint(hint),
+        "Return values of the kind the docstring asks for; the values were not compared.",
         call,
         got,
         kind="unreadable",
+        hint=hint,
     )
 
 
