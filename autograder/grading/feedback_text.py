@@ -23,7 +23,7 @@ RESEMBLES = (
 PRINTED = "Your code printed:\n"
 # A failed test that ran other functions of the file whose own tests fail (TestRecord.uses): where to look first.
 ALSO_RUNS = "(This test also runs your {names}, which fail{s} tests of {own} own: the cause may be there.)"
-SAME_AS = "(The same likely mistake as in \u201c{name}\u201d above, explained there.)"
+SAME_AS = "(The same likely mistake{s} as in \u201c{name}\u201d above, explained there.)"
 MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
 OUTPUT_LIMIT_PER_TEST = 4000
 OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
@@ -100,7 +100,7 @@ def feedback_texts(record: GradingRecord) -> list[str]:
         diagnosis = diagnosis_text(t, record.named)
         if diagnosis and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
             if diagnosis in first and first[diagnosis][1] >= seen_here:
-                head.append(SAME_AS.format(name=first[diagnosis][0]))
+                head.append(SAME_AS.format(name=first[diagnosis][0], s="s" if t.diagnosis == "together" else ""))
             else:
                 head.append(diagnosis)
                 if len("\n\n".join(head)) <= limit:  # pointed back to only where it is read whole
