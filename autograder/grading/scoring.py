@@ -223,6 +223,10 @@ class ScoringPlugin:
                 result.mistakes = self.diagnoser.consistent(again, passed)
                 if len(result.mistakes) > 1:  # only all of them together reproduce the student's values
                     result.diagnosis = "together"
+        for nodeid in self._diagnosed:  # a mistake the second look cleared (found beside the others) stands again
+            result = self.results[nodeid]
+            if result.diagnosis == "resembles" and self.diagnoser.consistent(result.mistakes, passed):
+                result.diagnosis = "named"
         self._drop_redundant()
         found = any(self.results[n].mistakes and self.results[n].diagnosis != "resembles" for n in self._diagnosed)
         for nodeid in self._diagnosed:
