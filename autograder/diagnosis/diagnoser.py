@@ -517,14 +517,15 @@ class Diagnoser:
         # step mistake and a fresh generator per training step give the training losses; an attention mistake
         # that matched the step test beside the step mistake does not), a ruled-out member cleared as a hidden one
         pairs = list(itertools.combinations(entries, 2)) if len(entries) == 3 else []
+        one_by_one = [*pairs, *hidden]  # counted one by one while the budget lasts (the others first)
         if not (candidates or hidden) or self.replays[kind] + len(candidates) + 1 > REPLAYS_PER_SUBMISSION[kind]:
             return []
         self.replays[kind] += len(candidates) + 1
         tried.update(c[-1].name for c in hidden)
         try:
             expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
-            for candidate in [*candidates, *pairs, *hidden]:
-                if candidate in hidden or candidate in pairs:  # counted one by one while the budget lasts
+            for candidate in [*candidates, *one_by_one]:
+                if candidate in one_by_one:
                     if self.replays[kind] >= REPLAYS_PER_SUBMISSION[kind]:
                         break
                     self.replays[kind] += 1
@@ -535,12 +536,12 @@ class Diagnoser:
                 if self._matches(got, wrong, expected):
                     members = candidate if isinstance(candidate, tuple) else (candidate,)
                     needed = self._needed(members, call, got, expected, kind)
-                    if candidate in hidden or candidate in pairs:
+                    if candidate in one_by_one:
                         if not all(self._cleared(e, needed) for e in needed):
                             continue
                         self.matched.update(e.name for e in needed)  # tried first on the test's other cases
-                    else:  # a member ruled out where the others changed its values too stands if they explain it there
-                        for e in needed:
+                    elif len(needed) > 1:  # a member ruled out where the others changed its values too stands if
+                        for e in needed:  # they explain it there (alone, it was ruled out by that very replay)
                             self._cleared(e, needed)
                     return [e.name for e in needed]
         except (OutOfTime, OutOfBudget):
