@@ -95,7 +95,7 @@ class ProbeLM(nn.Module):
 
 def set_global_seed(seed: int) -> None:
     """Seed the worker's global torch RNG (to build student models reproducibly, or to disturb it)."""
-    torch.manual_seed(int(seed))
+    torch.default_generator.manual_seed(int(seed))  # torch.manual_seed's CPU part, without its slow lazy device seeding
 
 
 def draw_global(n: int) -> list[float]:

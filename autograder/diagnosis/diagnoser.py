@@ -32,6 +32,7 @@ can cost names, never give a wrong one, nor a point.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import logging
 import math
@@ -105,6 +106,19 @@ def _words(x: Any) -> bool:
 class OutOfTime(BaseException):
     """A replay was stopped at its limit (raised inside it by a timer). Not an Exception: neither the
     test's own code nor the diagnoser's "a raise is an observation" may take it for the mistake's."""
+
+
+# A grade-many process diagnoses many submissions against the same catalogue: what depends on a mistake's source
+# text alone is computed once per process (each submission still gets modules of its own, run from these).
+@functools.lru_cache(maxsize=128)
+def _compiled(source: str, filename: str) -> types.CodeType:
+    return compile(source, filename, "exec")
+
+
+@functools.lru_cache(maxsize=128)
+def _scan(source: str, banned: tuple[str, ...]) -> dict:
+    """The static scan of a mistake's source (read, never changed, by its callers)."""
+    return scan_source(source, list(banned))
 
 
 class OutOfBudget(BaseException):
@@ -269,12 +283,15 @@ class Diagnoser:
             module = types.ModuleType(f"_mistake_{key.replace('+', '__')}")
             module.__file__ = str(self.assignment.solution)
             module.__kit_source__ = self._source(entry)  # what a test reading the source reads (ModuleStudent.source_uses)
-            exec(compile(module.__kit_source__, module.__file__, "exec"), module.__dict__)  # noqa: S102 - our own catalogue
+            exec(_compiled(module.__kit_source__, module.__file__), module.__dict__)  # noqa: S102 - our own catalogue
             self._modules[key] = module
         return self._modules[key]
 
     def _run(self, module: types.ModuleType, call: Any, seed: int = 0) -> Any:
-        torch.manual_seed(seed)
+        # The CPU generator only: the same state as torch.manual_seed, without its lazy seeding of CUDA, XPU and
+        # MTIA, each of which formats the whole call stack (about 1 ms per replay under pytest: 17 s of attention's
+        # self-check went there).
+        torch.default_generator.manual_seed(seed)
         if isinstance(call, TestReplay):  # the failed test itself, run on this implementation
             if self._helpers is None:
                 self._helpers = load_helpers(self.assignment.helpers) or False
@@ -301,7 +318,7 @@ class Diagnoser:
             return []
         key = self._key(entry)
         if key not in self._scans:
-            self._scans[key] = scan_source(self._source(entry), list(self.assignment.banned))
+            self._scans[key] = _scan(self._source(entry), tuple(self.assignment.banned))
         return sorted(self._scans[key].get(call.get("fn") or call.get("cls") or "", {}))
 
     def _observe(self, entry: CatalogueEntry | None, call: Any, seed: int = 0) -> Any:

@@ -25,8 +25,10 @@ def used() -> list[str]:
     return sorted(set(_used))
 
 
+@functools.lru_cache(maxsize=256)
 def _resolve(dotted: str) -> tuple[Any, str]:
-    """``"torch.nn.functional.softmax"`` -> (the module or class, "softmax")."""
+    """``"torch.nn.functional.softmax"`` -> (the module or class, "softmax"). Remembered: the grader installs the
+    wrappers around every replay of a mistake, and each failed import of a prefix searches the whole path."""
     parts = dotted.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         try:

@@ -33,7 +33,7 @@ def seeded_model(cls, seed: int, scale: float = 1.0, double: bool = True, **kwar
     The global RNG is forked so that the test's randomness stays in its own seed.
     """
     with torch.random.fork_rng():
-        torch.manual_seed(seed)
+        torch.default_generator.manual_seed(seed)  # torch.manual_seed's CPU part (its device part formats the stack)
         model = cls(**kwargs)
     if double:
         model = model.double()
