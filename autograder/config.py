@@ -54,6 +54,11 @@ class Assignment:
         return f"{self.module}.py"
 
     @property
+    def trains(self) -> bool:
+        """The reference builds an optimiser (seq2seq, transformer): the worker template prepares for it."""
+        return "optim" in self.solution.read_text()
+
+    @property
     def tests_dir(self) -> Path:
         return self.root / "tests"
 

@@ -292,7 +292,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     from ..sandbox import Zygote
 
     exit_on_terminate()
-    zygote = Zygote(list(assignment.banned))
+    zygote = Zygote(list(assignment.banned), trains=assignment.trains)
     try:
         for upload, results, *options in jobs:
             option = options[0] if options else {}

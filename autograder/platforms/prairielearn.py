@@ -46,7 +46,7 @@ def run_prairielearn() -> int:
         _make_private(root)
     from ..sandbox.zygote import started_before_torch
 
-    with started_before_torch(assignment.banned) as zygote:  # its torch import overlaps the grader's
+    with started_before_torch(assignment.banned, assignment.trains) as zygote:  # its torch import overlaps the grader's
         from ..grading.grade import PLACEHOLDER, grade_submission
         from ..grading.record import GradingRecord
         from .prairielearn_results import prairielearn_document, write_prairielearn_results

@@ -124,8 +124,13 @@ def _zygote_preexec(limits: Limits, own_netns: bool):
 class Zygote:
     """A worker template that has imported torch once and forks a fresh worker per submission."""
 
-    def __init__(self, banned: list[str] | None = None, limits: Limits = Limits(), python: str | None = None) -> None:
+    def __init__(
+        self, banned: list[str] | None = None, limits: Limits = Limits(), python: str | None = None, trains: bool = True
+    ) -> None:
+        """``trains``: the assignment's code trains (``Assignment.trains``): the template imports what an
+        optimiser needs once, instead of in every worker."""
         self.forks = 0
+        self.trains = trains
         self.banned = list(banned or [])
         self.limits = limits
         self.python = python or sys.executable
@@ -147,7 +152,7 @@ class Zygote:
         env["KIT_CONTROL_FD"] = str(theirs.fileno())
         code = (
             f"import sys; sys.path.insert(0, {str(self._staging)!r}); "
-            f"from _kit_worker import server; server.zygote_main({self.banned!r})"
+            f"from _kit_worker import server; server.zygote_main({self.banned!r}, {self.trains!r})"
         )
         self.proc = subprocess.Popen(
             [self.python, "-I", "-B", "-c", code],
@@ -224,7 +229,7 @@ class Zygote:
 
 
 @contextmanager
-def started_before_torch(banned: list[str]) -> Iterator[Zygote | None]:
+def started_before_torch(banned: list[str], trains: bool = True) -> Iterator[Zygote | None]:
     """A template started while the grader is still to import torch: both imports overlap.
 
     A grading path (``grade``, the Gradescope entry point) enters this before importing the grader's
@@ -234,7 +239,7 @@ def started_before_torch(banned: list[str]) -> Iterator[Zygote | None]:
     wrong with the results.
     """
     try:
-        zygote = Zygote(list(banned))
+        zygote = Zygote(list(banned), trains=trains)
     except Exception:  # noqa: BLE001 - the grading path's own start reports it with the results
         zygote = None
     try:

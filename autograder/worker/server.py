@@ -147,8 +147,9 @@ def exception_classes(cls: type) -> list[str]:
 
 
 def _warm_up() -> None:
-    """What every forked worker would otherwise pay for again: building the first optimiser
-    imports torch._dynamo (about a second of CPU), which assignments that train all need."""
+    """What every forked worker of an assignment that trains would otherwise pay for again: building the first
+    optimiser imports torch._dynamo (about a second of CPU). Only there (``zygote_main``'s ``trains``): in the
+    others it is a second of the grader's time that no student's code needs."""
     try:
         import torch
 
@@ -169,7 +170,7 @@ def _prepare(banned: list[str]) -> None:
     guards.install(banned)
 
 
-def zygote_main(banned: list[str]) -> None:
+def zygote_main(banned: list[str], trains: bool = True) -> None:
     """Import everything once, then fork one fresh worker per request on the control socket.
 
     Never imports student code itself. As root it stays root: each forked child
@@ -185,7 +186,8 @@ def zygote_main(banned: list[str]) -> None:
     except (OSError, AttributeError):
         pass
     _prepare(banned)
-    _warm_up()
+    if trains:
+        _warm_up()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped automatically
     control = socket.socket(fileno=int(os.environ.pop("KIT_CONTROL_FD")))
     while True:
