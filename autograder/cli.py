@@ -24,9 +24,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
     # SIGTERM exits through Python, so the grading's `finally` removes its reserve file and worker (grade.exit_on_terminate)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    with started_before_torch(
-        assignment.banned, assignment.trains
-    ) as zygote:  # its torch import overlaps the grader's (next line)
+    # the worker template's torch import overlaps the grader's (next line)
+    with started_before_torch(assignment.banned, assignment.trains) as zygote:
         from .grading.grade import grade_submission
         from .grading.results import console_table
 

@@ -6,6 +6,7 @@ pytest grader, the Otter checks and the release self-check all read it here.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,8 +56,9 @@ class Assignment:
 
     @property
     def trains(self) -> bool:
-        """The reference builds an optimiser (seq2seq, transformer): the worker template prepares for it."""
-        return "optim" in self.solution.read_text()
+        """The reference uses ``torch.optim`` (seq2seq, transformer): the worker template prepares an optimiser.
+        Read when a grading starts its template, once per grading."""
+        return re.search(r"\boptim\b", self.solution.read_text()) is not None
 
     @property
     def tests_dir(self) -> Path:

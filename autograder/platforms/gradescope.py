@@ -77,9 +77,8 @@ def run_gradescope() -> int:
                 os.chmod(private, 0o700)
     from ..sandbox.zygote import started_before_torch
 
-    with started_before_torch(
-        assignment.banned, assignment.trains
-    ) as zygote:  # its torch import overlaps the grader's (from here on)
+    # the worker template's torch import overlaps the grader's (from here on)
+    with started_before_torch(assignment.banned, assignment.trains) as zygote:
         _last_resort(results, assignment.run_timeout + LAST_RESORT_MARGIN_S)
         from ..grading.grade import grade_submission
 

@@ -75,3 +75,16 @@ def test_a_misspelt_key_is_an_error_that_names_the_nearest_valid_one(tmp_path, a
     with pytest.raises(ConfigError) as refused:
         load_assignment("attention", root)
     assert "unknown key" in str(refused.value) and f"did you mean {named}" in str(refused.value), str(refused.value)
+
+
+def test_only_assignments_whose_reference_uses_torch_optim_warm_up_an_optimiser(tmp_path):
+    """The worker template builds its warm-up optimiser (about a second of CPU) only where the reference trains."""
+    trains = {name: load_assignment(name).trains for name in ("attention", "decoding", "embeddings", "multihead")}
+    assert trains == dict.fromkeys(trains, False)
+    assert load_assignment("seq2seq").trains and load_assignment("transformer").trains
+    root, _ = _copy(tmp_path)
+    solution = root / "solutions" / "attention" / "attention.py"
+    solution.write_text("# the optimal scaling is 1/sqrt(d_k)\n")  # a word that merely starts with optim
+    assert not load_assignment("attention", root).trains
+    solution.write_text("from torch import optim\n")
+    assert load_assignment("attention", root).trains
