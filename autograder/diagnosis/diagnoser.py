@@ -539,6 +539,14 @@ class Diagnoser:
             return []
         self.replays[kind] += len(candidates) + 1
         tried.update(c[-1].name for c in hidden)
+        return self._first_that_matches(candidates, one_by_one, call, got, kind, test_key)
+
+    def _first_that_matches(
+        self, candidates: list[Any], one_by_one: list[Any], call: Any, got: Any, kind: str, test_key: str
+    ) -> list[str]:
+        """``again``'s replays: the ids of the first candidate (a mistake, or a tuple of mistakes together) whose
+        values are the student's, trimmed to the members needed; ``one_by_one`` are counted against the budget
+        one at a time and must stand beside the others (``_cleared``). [] when none does or the budget ends."""
         try:
             expected = PASSED if isinstance(call, TestReplay) else self._observe(None, call)
             for candidate in [*candidates, *one_by_one]:
