@@ -28,7 +28,7 @@ from ..per_test import checkpoint, record_call
 from ..sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from ..sandbox.channel import MAX_ANSWER_BYTES
 from ..sandbox.clock import TimeLimit
-from ..worker import wire
+from ..worker import ops, wire
 from . import recipes
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
 
@@ -168,6 +168,7 @@ class RemoteStudent:
         self._room: wire.Room | None = None
         self._used: set[str] = set()  # the top-level names the running test fetched (names_used())
         self._refers: dict[str, set[str]] | None = None  # banned.refers_to of the file, read once
+        self._fresh_test = False  # whether the running test has sent no request yet (deadlines())
 
     # -- worker management -----------------------------------------------------
     def _ensure_worker(self) -> Worker:
@@ -231,11 +232,12 @@ class RemoteStudent:
         room, self._room = self._room, wire.Room(ANSWER_BYTES_PER_TEST)
         crashed, self._crashed_in_test = self._crashed_in_test, set()  # a crash forgiven runs again in the next test
         used, self._used = self._used, set()
+        fresh, self._fresh_test = self._fresh_test, True  # its first request reseeds the worker's global generator
         try:
             yield
         finally:
             self._deadlines, self._room, self._crashed_in_test = before, room, crashed
-            self._used = used
+            self._used, self._fresh_test = used, fresh
 
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
@@ -261,11 +263,8 @@ class RemoteStudent:
 
         return wire.encode(value, make_ref)
 
-    def _ask(self, message: dict, label: str, target: str, via: RemoteObject | None = None, helper: bool = False) -> Any:
-        """Send ``message`` and decode the answer. ``label`` names the call in feedback; a failure that
-        stops the worker is recorded under ``target`` (see ``stopped``), except a grader helper's
-        (``helper``) running out of time, memory or crashing: it is ours, and one slow run must not
-        poison the rest."""
+    def _refuse_stopped(self, label: str, target: str) -> None:
+        """Raise for a target not run again: stopped in an earlier test, or crashed earlier in this one."""
         if target in self.refused:
             raise StudentCodeError(
                 f"{label} was not run again: it ran out of time, memory or processes, or crashed, in an earlier test",
@@ -276,11 +275,20 @@ class RemoteStudent:
                 f"{label} was not run again in this test: it crashed earlier in it (the next test runs it afresh)",
                 kind="not-run",
             )
+
+    def _ask(self, message: dict, label: str, target: str, via: RemoteObject | None = None, helper: bool = False) -> Any:
+        """Send ``message`` and decode the answer. ``label`` names the call in feedback; a failure that
+        stops the worker is recorded under ``target`` (see ``stopped``), except a grader helper's
+        (``helper``) running out of time, memory or crashing: it is ours, and one slow run must not
+        poison the rest."""
+        self._refuse_stopped(label, target)
         worker = self._ensure_worker()
         if via is not None and via._generation != self.generation:
             raise StudentCodeError(
                 f"{via._path} was lost when your code had to be restarted after an earlier failure", kind="not-run"
             )
+        if self._fresh_test:  # the test starts from the global generator's state a replay of it starts from
+            message, self._fresh_test = {**message, "seed": ops.TEST_SEED}, False
         try:
             answer = worker.request(message, self._deadlines.for_request())
         except WorkerTimeout:

@@ -72,6 +72,8 @@ class Server:
 
     def handle(self, request: dict) -> Any:
         op = request.get("op")
+        if request.get("seed") is not None:  # the first request of a test (RemoteStudent.deadlines)
+            ops.reseed(int(request["seed"]))
         args = wire.decode(request.get("args", []), self.resolve)
         kwargs = wire.decode(request.get("kwargs", {"__dict__": []}), self.resolve)
         if op == "getattr":
