@@ -166,3 +166,28 @@ def test_a_mistake_ruled_out_beside_others_is_named_where_they_explain_it(tmp_pa
     assert named == set(picked), named
     assert any(picked[-1] in t["extra_data"]["mistakes"] for t in document["tests"] if t["extra_data"]["test"].endswith(where))
     assert not _false_names(document, set(picked))
+
+
+def test_two_mistakes_that_cancel_on_a_declared_test_are_both_named(tmp_path):
+    """A causal mask transposed (the past blocked) read by an attention that inverts the mask blocks the future
+    again: the file passes test_future_independence, which each of the two is declared to fail, so both were
+    ruled out and every masks and attention test only "resembled" them (issue 32's seeded files). The cases the
+    student passed are now run on the two together (Diagnoser.cancelled): they pass them too, so both are named."""
+    from conftest import run_cli, write_submission
+
+    assignment = load_assignment("attention", KIT)
+    catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
+    picked = ("causal_transposed", "inverted_mask", "softmax_ignores_dim")
+    upload = write_submission(tmp_path / "s", "attention", combined_source(assignment, [catalogue[n] for n in picked]))
+    results = tmp_path / "results.json"
+    proc = run_cli("grade", "attention", str(upload), "--results", str(results))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    document = json.loads(results.read_text())
+    future = [t for t in document["tests"] if t["extra_data"]["test"].endswith("test_future_independence")]
+    assert future and all(t["score"] == t["max_score"] for t in future)  # the two cancel there
+    named = {
+        m for t in document["tests"] if t["extra_data"]["diagnosis"] in ("named", "together") for m in t["extra_data"]["mistakes"]
+    }
+    assert named == set(picked), named
+    assert not [t["name"] for t in document["tests"] if t["extra_data"]["diagnosis"] == "resembles"]
+    assert not _false_names(document, set(picked))

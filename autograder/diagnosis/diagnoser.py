@@ -257,6 +257,10 @@ class Diagnoser:
         # mistake -> the (call, got) of the failures that ruled it out (a few, small): looked at again with the
         # other mistakes the submission makes (reconsider), since several mistakes change each other's values
         self._contradictions: dict[str, list[tuple[Any, Any]]] = {}
+        # test key -> replays of the cases the student's code passed (None: one that could not be kept), and
+        # (mistakes, test key) -> whether those mistakes together pass them all (cancelled)
+        self._passing: dict[str, list[TestReplay | None]] = {}
+        self._passes: dict[tuple[str, str], bool] = {}
 
     def _changed(self, entry: CatalogueEntry) -> set[str]:
         """The functions ``entry`` changes; computed only when a failed check is diagnosed (a
@@ -419,10 +423,56 @@ class Diagnoser:
         keep = []
         for name in names:
             entry = self._by_name.get(name)
-            if entry is None or name in self.ruled_out or any(key in passed for key in entry.caught_by):
+            if entry is None or name in self.ruled_out:
+                continue
+            declared_passed = [key for key in entry.caught_by if key in passed]
+            if declared_passed and not self.cancelled(entry, declared_passed):
                 continue
             keep.append(name)
         return keep
+
+    def keep_passed(self, test_key: str, item: Any) -> None:
+        """Keep the replay of a case the student's code passed, of a test some mistake is declared to fail
+        (``item`` None: one the scoring plugin could not keep, whose test then cancels nothing)."""
+        if any(test_key in e.caught_by for e in self.entries):
+            replay = None if item is None else TestReplay.of_passed(item, self.assignment.module)
+            self._passing.setdefault(test_key, []).append(replay)
+
+    def cancelled(self, entry: CatalogueEntry, keys: list[str]) -> bool:
+        """Whether the student's code passing ``keys``, tests ``entry`` is declared to fail, is what ``entry`` does
+        beside another mistake the submission seems to make, declared to fail them too: two mistakes can cancel
+        (a causal mask transposed, read inverted by the attention, blocks the past and passes the
+        future-independence test each fails alone). Proven by running every case the student passed on both."""
+        partners = [
+            e
+            for e in self.entries
+            if e.name in self.matched
+            and e.name not in self.ruled_out
+            and e is not entry
+            and all(key in e.caught_by for key in keys)
+            and not self._changed(e) & self._changed(entry)
+        ]
+        return any(all(self._passes_all((entry, p), key) for key in keys) for p in partners[:2])
+
+    def _passes_all(self, combined: tuple, test_key: str) -> bool:
+        """Whether ``combined`` (mistakes together) passes every case of ``test_key`` the student's code passed."""
+        cached = (self._key(combined), test_key)
+        if cached not in self._passes:
+            verdict = bool(self._passing.get(test_key))
+            for case in self._passing.get(test_key, []):
+                if case is None or self.replays["replay"] >= REPLAYS_PER_SUBMISSION["replay"]:
+                    verdict = False
+                    break
+                self.replays["replay"] += 1
+                try:
+                    if self._observe(combined, case) is not PASSED:
+                        verdict = False
+                        break
+                except (OutOfTime, OutOfBudget, ConfigError):
+                    verdict = False
+                    break
+            self._passes[cached] = verdict
+        return self._passes[cached]
 
     def _contradicted(self, name: str, call: Any, got: Any, test_key: str) -> None:
         kept = self._contradictions.setdefault(name, [])

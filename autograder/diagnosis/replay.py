@@ -71,20 +71,18 @@ class TestReplay:
     def of(cls, item: Any, exc: BaseException, module_name: str) -> "TestReplay | None":
         """The replay of pytest ``item`` at the check where ``exc`` was raised, or None when it cannot be replayed."""
         check = getattr(exc, "check", None)
-        function = getattr(item, "obj", None)
-        funcargs = getattr(item, "funcargs", None)
-        if check is None or not callable(function) or funcargs is None:
+        arguments = _arguments_of(item)
+        if check is None or arguments is None:
             return None
-        try:
-            names = list(inspect.signature(function).parameters)
-        except (TypeError, ValueError):
-            return None
-        if any(name not in funcargs for name in names):
-            return None
-        if "gen" in names and not isinstance(funcargs.get("seed"), int):
-            return None  # a generator this side cannot draw again
         passed = getattr(exc, "passed", frozenset())
-        return cls(function, {name: funcargs[name] for name in names}, check, module_name, funcargs.get("seed"), passed)
+        return cls(item.obj, arguments, check, module_name, item.funcargs.get("seed"), passed)
+
+    @classmethod
+    def of_passed(cls, item: Any, module_name: str) -> "TestReplay | None":
+        """The replay of a test case the student's code passed: ``observe`` gives :data:`PASSED` when another
+        implementation passes it too, :data:`EARLIER` when it fails it. None when it cannot be replayed."""
+        arguments = _arguments_of(item)
+        return None if arguments is None else cls(item.obj, arguments, None, module_name, item.funcargs.get("seed"))
 
     def _arguments(self, student: ModuleStudent) -> dict:
         arguments = dict(self.arguments)
@@ -115,6 +113,8 @@ class TestReplay:
 
     def _at(self, check: Site | None, got: Any, context: TestContext) -> Any:
         """What failing at step ``check`` (with ``got``) means, against the student's failing step."""
+        if self.check is None:  # a case the student's code passed (of_passed), failed here
+            return EARLIER
         if check is None:
             return PASSED
         if check == self.check:
@@ -133,3 +133,19 @@ def load_helpers(path: Path | None) -> Any:
     from ..grading.seam import load_module
 
     return load_module("_kit_replay_helpers", Path(path))
+
+
+def _arguments_of(item: Any) -> dict | None:
+    """The arguments pytest gave ``item``'s test function, or None when the test cannot be run again here."""
+    function, funcargs = getattr(item, "obj", None), getattr(item, "funcargs", None)
+    if not callable(function) or funcargs is None:
+        return None
+    try:
+        names = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return None
+    if any(name not in funcargs for name in names):
+        return None
+    if "gen" in names and not isinstance(funcargs.get("seed"), int):
+        return None  # a generator this side cannot draw again
+    return {name: funcargs[name] for name in names}

@@ -55,6 +55,7 @@ class ScoringPlugin:
         # once every test has run: nodeid -> (exception, item)
         self._unexplained: dict[str, tuple[BaseException, Any]] = {}
         self._kept_bytes = 0
+        self._passed_bytes = 0  # the arguments of the passed cases kept (Diagnoser.keep_passed), LOOK_AGAIN_BYTES in all
         self._reference = None
 
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -144,6 +145,11 @@ class ScoringPlugin:
             return
         if report.when == "call" and report.passed:
             result.status, result.score, result.kind = "passed", result.max_score, "passed"
+            if self.diagnoser is not None:  # two mistakes may cancel on a passed test (Diagnoser.cancelled)
+                size = _held_bytes(getattr(item, "funcargs", None))
+                fits = self._passed_bytes + size <= LOOK_AGAIN_BYTES
+                self._passed_bytes += size if fits else 0
+                self.diagnoser.keep_passed(result.key, item if fits else None)
         elif report.failed and report.when in ("setup", "call"):
             result.status, result.score = "failed", 0.0
             exc = call.excinfo.value if call.excinfo is not None else None
