@@ -168,23 +168,37 @@ def test_a_mistake_ruled_out_beside_others_is_named_where_they_explain_it(tmp_pa
     assert not _false_names(document, set(picked))
 
 
-def test_two_mistakes_that_cancel_on_a_declared_test_are_both_named(tmp_path):
-    """A causal mask transposed (the past blocked) read by an attention that inverts the mask blocks the future
-    again: the file passes test_future_independence, which each of the two is declared to fail, so both were
-    ruled out and every masks and attention test only "resembled" them (issue 32's seeded files). The cases the
-    student passed are now run on the two together (Diagnoser.cancelled): they pass them too, so both are named."""
+@pytest.mark.parametrize(
+    ("name", "picked", "passed_test"),
+    [
+        # a causal mask transposed (the past blocked), read by an attention that inverts the mask: the future is
+        # blocked again
+        ("attention", ("causal_transposed", "inverted_mask", "softmax_ignores_dim"), "test_future_independence"),
+        # a generate that ignores the cache recomputes square masks only, where the wrong orientation of the
+        # rectangular one never shows
+        (
+            "decoding",
+            ("len_from_last_layer", "use_cache_ignored", "causal_mask_wrong_orientation"),
+            "test_greedy_matches_reference",
+        ),
+    ],
+    ids=["attention-masks", "decoding-cache"],
+)
+def test_two_mistakes_that_cancel_on_a_declared_test_are_both_named(tmp_path, name, picked, passed_test):
+    """Two mistakes together pass a test one of them is declared to fail, so it was ruled out and every test it
+    explains only "resembled" it (issue 32's seeded files). The cases the student passed are now run on it beside
+    the file's other mistakes (Diagnoser.cancelled): they pass them too, so it is named."""
     from conftest import run_cli, write_submission
 
-    assignment = load_assignment("attention", KIT)
+    assignment = load_assignment(name, KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
-    picked = ("causal_transposed", "inverted_mask", "softmax_ignores_dim")
-    upload = write_submission(tmp_path / "s", "attention", combined_source(assignment, [catalogue[n] for n in picked]))
+    upload = write_submission(tmp_path / "s", name, combined_source(assignment, [catalogue[n] for n in picked]))
     results = tmp_path / "results.json"
-    proc = run_cli("grade", "attention", str(upload), "--results", str(results))
+    proc = run_cli("grade", name, str(upload), "--results", str(results))
     assert proc.returncode == 0, proc.stderr[-3000:]
     document = json.loads(results.read_text())
-    future = [t for t in document["tests"] if t["extra_data"]["test"].endswith("test_future_independence")]
-    assert future and all(t["score"] == t["max_score"] for t in future)  # the two cancel there
+    cancelled = [t for t in document["tests"] if t["extra_data"]["test"].endswith(passed_test)]
+    assert cancelled and all(t["score"] == t["max_score"] for t in cancelled)  # the two cancel there
     named = {
         m for t in document["tests"] if t["extra_data"]["diagnosis"] in ("named", "together") for m in t["extra_data"]["mistakes"]
     }

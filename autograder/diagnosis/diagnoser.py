@@ -86,6 +86,8 @@ CONTRADICTIONS_KEPT = 3  # per mistake: the failures that ruled it out, looked a
 EXTRA_PER_CONTRADICTION = {"call": 24, "replay": 4}
 # per failure looked at again: the named mistakes with one more they could hide, tried (again())
 HIDDEN_PER_LOOK = {"call": 12, "again": 4}
+# ...and other mistakes found in the file tried beside a mistake whose declared test the student passed (cancelled)
+PARTNERS_TRIED = 2
 
 
 def _small(value: Any) -> bool:
@@ -440,19 +442,20 @@ class Diagnoser:
 
     def cancelled(self, entry: CatalogueEntry, keys: list[str]) -> bool:
         """Whether the student's code passing ``keys``, tests ``entry`` is declared to fail, is what ``entry`` does
-        beside another mistake the submission seems to make, declared to fail them too: two mistakes can cancel
-        (a causal mask transposed, read inverted by the attention, blocks the past and passes the
-        future-independence test each fails alone). Proven by running every case the student passed on both."""
+        beside another mistake the submission seems to make: two mistakes can cancel (a causal mask transposed,
+        read inverted by the attention, blocks the past and passes the future-independence test each fails alone;
+        a generate that ignores the cache never meets decoding's wrongly oriented rectangular mask). Proven by
+        running every case the student passed on both; partners declared to fail those tests are tried first."""
         partners = [
             e
             for e in self.entries
             if e.name in self.matched
             and e.name not in self.ruled_out
             and e is not entry
-            and all(key in e.caught_by for key in keys)
             and not self._changed(e) & self._changed(entry)
         ]
-        return any(all(self._passes_all((entry, p), key) for key in keys) for p in partners[:2])
+        partners.sort(key=lambda e: not all(key in e.caught_by for key in keys))
+        return any(all(self._passes_all((entry, p), key) for key in keys) for p in partners[:PARTNERS_TRIED])
 
     def _passes_all(self, combined: tuple, test_key: str) -> bool:
         """Whether ``combined`` (mistakes together) passes every case of ``test_key`` the student's code passed."""
