@@ -12,8 +12,11 @@ import torch
 
 # The global generator's state at the start of every test, in the worker and in each replay of the test on a
 # catalogued mistake (diagnosis): code that draws from torch's global generator (instead of the generator it was
-# given) draws the same numbers in both, whatever the worker ran before, so its values can be reproduced.
-TEST_SEED = 0
+# given) draws the same numbers in both, whatever the worker ran before, so its values can be reproduced. It is
+# none of the small seeds tests write out (seed=0): code that ignores the seed or generator it is given must not
+# draw what that generator would. (The CPU generator keeps 32 bits of a seed, the per-test seeds' size: one of
+# those equals it with probability 2**-32.)
+TEST_SEED = 0x5EED5EED
 
 
 def reseed(seed: int = TEST_SEED) -> None:
