@@ -13,6 +13,7 @@ One job: the ``release`` command, start to end (:func:`main`). The student's fol
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import sys
 import tempfile
@@ -132,10 +133,15 @@ def _self_check_all(
     """Self-check and write each built assignment, two at a time; {assignment: its mutation table}, and the
     reason in ``why`` for each that failed."""
     tables: dict[str, str] = {}
-    with ThreadPoolExecutor(max_workers=2 if check else 1) as pool:
+    lanes = 2 if check else 1
+    # Each lane grades with its share of the cores (a grader process each, and the zips' proofs beside them):
+    # more processes than cores only adds their start-up (an interpreter, torch and a zygote each) to a
+    # release that keeps every core busy.
+    jobs = max(1, (os.cpu_count() or 2) // lanes)
+    with ThreadPoolExecutor(max_workers=lanes) as pool:
         # the longest first (the training suites), so the two lanes finish together
         order = sorted(built, key=lambda item: -item[0].test_timeout)
-        futures = [pool.submit(_release_one, assignment, zips, check, out, cache, course) for assignment, zips in order]
+        futures = [pool.submit(_release_one, assignment, zips, check, out, cache, course, jobs) for assignment, zips in order]
         futures_names = {f: a.name for f, (a, _) in zip(futures, order)}
         for future in as_completed(futures):
             try:
@@ -176,10 +182,12 @@ def _release_one(
     out: Path,
     cache: Path | None = None,
     course: Course | None = None,
+    jobs: int = 0,
 ) -> tuple[str, str | None, list[str]]:
     """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if
     refused, the self-check's problems). ``course``: the course it was built from (the self-check
-    judges student.zip by the same hints and ships; its ``platforms`` say which zips are written)."""
+    judges student.zip by the same hints and ships; its ``platforms`` say which zips are written);
+    ``jobs``: the grader processes its gradings use (0: one per core)."""
     from ..course import load_course
 
     course = course or load_course()
@@ -195,7 +203,7 @@ def _release_one(
             (staged / file_name).parent.mkdir(parents=True, exist_ok=True)  # prairielearn/... is a folder
             (staged / file_name).write_bytes(data)
         if check:
-            report = self_check(assignment, staged, cache or DEFAULT_CACHE, course.entry(assignment.name))
+            report = self_check(assignment, staged, cache or DEFAULT_CACHE, course.entry(assignment.name), jobs)
             with _PRINT:
                 print(report.text(), flush=True)
             if not report.ok:

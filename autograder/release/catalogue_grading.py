@@ -150,8 +150,8 @@ def _with_exit_code(document: dict | None) -> dict:
 
 def catalogue_sources(assignment: Assignment) -> tuple[dict[str, str], dict[str, list[str]], list[str]]:
     """What the self-check grades: ``{label: source}`` (stub, do-nothing, every mistake, variant,
-    corpus entry and corpus entry with its bug), the tests each mistake runs against, and the
-    corpus entries whose BUG could not be applied."""
+    corpus entry and corpus entry with its bug), the tests each mistake and each corpus entry with its bug
+    runs against, and the corpus entries whose BUG could not be applied."""
     mistakes = read_catalogue(assignment, "mistake")
     corpus = read_catalogue(assignment, "corpus")
     sources = {"stub": make_stub(assignment.solution.read_text()), "do-nothing": do_nothing_source(assignment)}
@@ -165,6 +165,13 @@ def catalogue_sources(assignment: Assignment) -> tuple[dict[str, str], dict[str,
             bug_errors.append(str(exc))
     sources = {label: source for label, source in sources.items() if source is not None}
     # A mistake runs against the tests that claim to catch it (the proof needs nothing else, and the
-    # training tests are most of the time); the reference, the stub and the variants run everything.
+    # training tests are most of the time), and so does a corpus entry with its bug, against the tests of the
+    # mistakes it may be named as (its BUG_NAMES); the reference, the stub, the variants and the corpus run
+    # everything.
     only = {f"mistake:{e.name}": [k for k in e.caught_by if k in assignment.points] for e in mistakes}
+    caught_by = {e.name: e.caught_by for e in mistakes}
+    for entry in corpus:
+        tests = sorted({k for name in entry.bug_names for k in caught_by.get(name, []) if k in assignment.points})
+        if f"corpus-bug:{entry.name}" in sources and tests and all(name in caught_by for name in entry.bug_names):
+            only[f"corpus-bug:{entry.name}"] = tests
     return sources, only, bug_errors

@@ -82,7 +82,10 @@ def correct_styles_score_100(evidence: Evidence, report: Report) -> None:
         report.check(doc.get("score") == 100, f"corpus {entry.name} ({entry.title}) scores 100 (got {doc.get('score')})")
 
 
-@proof("each corpus entry with its one declared `BUG` loses points and is named correctly or not at all")
+@proof(
+    "each corpus entry with its one declared `BUG` loses points in the tests of the mistakes it may be named as "
+    "(`BUG_NAMES`; their `CAUGHT_BY`, as a mistake is graded) and is named correctly or not at all there"
+)
 def corpus_bugs_lose_points(evidence: Evidence, report: Report) -> None:
     for entry in evidence.corpus:
         bugged = evidence.graded.get(f"corpus-bug:{entry.name}")
@@ -91,9 +94,10 @@ def corpus_bugs_lose_points(evidence: Evidence, report: Report) -> None:
             continue
         named = sorted(_named(bugged))
         wrong = [m for m in named if m not in entry.bug_names]
+        lost = round(sum(_lost_by_test(bugged).values()), 2)
         report.check(
-            (bugged.get("score") or 0) < 100 and not wrong,
-            f"corpus {entry.name} with its bug loses points ({100 - (bugged.get('score') or 0):g}) and is named "
+            lost > 0 and bugged.get("_exit_code") == 0 and not wrong,
+            f"corpus {entry.name} with its bug loses points ({lost:g}) and is named "
             f"correctly or not at all (named {named or 'nothing'}; allowed {entry.bug_names or 'nothing'})",
         )
     for problem in evidence.bug_errors:

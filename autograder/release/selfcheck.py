@@ -30,9 +30,10 @@ from .proofs import STAGES, Evidence, Report, proofs_of
 from .zip_proofs import Proven, check_gradescope_zip
 
 
-def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE, entry: Any = None) -> Report:
+def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE, entry: Any = None, jobs: int = 0) -> Report:
     """Every registered proof for ``assignment``, whose built zips are in ``staged``; the report says what failed.
-    ``entry``: the course entry the zips were built with (None: the kit's course.toml's)."""
+    ``entry``: the course entry the zips were built with (None: the kit's course.toml's); ``jobs``: the grader
+    processes the catalogue is graded with (0: one per core)."""
     report = Report(assignment.name)
     sources, only, bug_errors = catalogue_sources(assignment)
     started = time.monotonic()
@@ -43,7 +44,7 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
     with ThreadPoolExecutor(max_workers=1) as pool:
         proven = Proven(cache, assignment, proofs_fingerprint(assignment, fingerprint))
         zip_checks = pool.submit(_check_zips, assignment, staged, zip_report, proven, entry)
-        graded = grade_sources(assignment, sources, only=only, cache=cache, fingerprint=fingerprint)
+        graded = grade_sources(assignment, sources, jobs_n=jobs, only=only, cache=cache, fingerprint=fingerprint)
         graded["reference"] = zip_checks.result()
     report.lines.append(f"  graded {len(sources) + 1} submissions and checked the zips in {time.monotonic() - started:.0f} s")
 

@@ -24,6 +24,7 @@ from autograder.platforms.prairielearn_question import (
     write_tree,
 )
 from autograder.release.markers import make_stub
+from autograder.release.proofs import Evidence, Report
 from autograder.release.student_folder import TEMPLATES
 from autograder.release.zips import autograder_files, torch_version
 
@@ -159,19 +160,63 @@ def test_the_release_writes_only_the_chosen_platforms(tmp_path):
     assert (tmp_path / "dist" / "attention" / "prairielearn" / "questions" / "attention" / "info.json").is_file()
 
 
-def test_the_self_check_refuses_a_prairielearn_question_that_grades_wrong(tmp_path, monkeypatch):
-    """The registered proof, with the simulated grading replaced: a stub scoring 0.5 is a refusal;
-    a release that does not build PrairieLearn has nothing to prove."""
-    from autograder.platforms.prairielearn_proofs import prairielearn_question
-    from autograder.release.proofs import Evidence, Report
+def _staged(tmp_path, name: str = "attention"):
+    """A release's staging folder for ``name``: autograder.zip and the prairielearn/ tree, as the release writes them."""
+    from autograder.release.zips import make_zip
 
-    assignment = load_assignment("attention", KIT)
-    (tmp_path / "prairielearn").mkdir()
-    scores = iter([1.0, 0.5])
+    assignment = load_assignment(name, KIT)
+    (tmp_path / "autograder.zip").write_bytes(make_zip(autograder_files(assignment)))
+    write_tree(_files(name), tmp_path / "prairielearn")
+    return assignment
+
+
+def _prove(assignment, staged) -> Report:
+    from autograder.platforms.prairielearn_proofs import prairielearn_question
+
+    report = Report(assignment.name)
+    prairielearn_question(Evidence(assignment, staged=staged), report)
+    return report
+
+
+def test_the_self_check_refuses_a_prairielearn_question_that_grades_wrong(tmp_path, monkeypatch):
+    """The registered proof, with the simulated grading replaced: the tree the release writes passes; a stub
+    scoring 0.5 is a refusal; a release that does not build PrairieLearn has nothing to prove."""
+    assignment = _staged(tmp_path)
+    scores = iter([0.0, 0.5])
     monkeypatch.setattr(prairielearn_sim, "simulate", lambda *args, **kwargs: {"gradable": True, "score": next(scores)})
-    report = Report("attention")
-    prairielearn_question(Evidence(assignment, staged=tmp_path), report)
+    assert _prove(assignment, tmp_path).ok
+    report = _prove(assignment, tmp_path)
     assert len(report.problems) == 1 and "untouched stub to 0.0" in report.problems[0]
-    report = Report("attention")
-    prairielearn_question(Evidence(assignment, staged=tmp_path / "no-prairielearn"), report)
+    report = _prove(assignment, tmp_path / "no-prairielearn")
     assert report.lines == [] and report.ok
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        ("questions/attention/tests/hidden/test_softmax.py", "question tests/hidden/test_softmax.py differs"),
+        ("serverFilesCourse/attention_kit_attention/autograder/checks.py", "autograder/checks.py differs"),
+        ("serverFilesCourse/attention_kit_attention/solutions/attention/attention.py", "attention.py differs"),
+        ("serverFilesCourse/attention_kit_attention/autograder/extra.py", "autograder/extra.py not in autograder.zip"),
+        ("info.json timeout", "timeout 30 s"),
+    ],
+)
+def test_a_prairielearn_tree_that_is_not_autograder_zips_grading_is_refused(tmp_path, monkeypatch, edit, said):
+    """The reference is not graded again in the PrairieLearn tree: what stands for that grading is that the tree
+    grades with autograder.zip's files and time. Attack each: a hidden test, an engine file and the reference
+    edited in the tree, a file added to the package, a shorter timeout (the stub, which fails at once, would
+    never meet it) -- each is a refusal that names the file, even with the stub's run at 0.0."""
+    assignment = _staged(tmp_path)
+    monkeypatch.setattr(prairielearn_sim, "simulate", lambda *args, **kwargs: {"gradable": True, "score": 0.0})
+    tree = tmp_path / "prairielearn"
+    if edit == "info.json timeout":
+        info_path = tree / "questions" / "attention" / "info.json"
+        info = json.loads(info_path.read_text())
+        info["externalGradingOptions"]["timeout"] = 30
+        info_path.write_text(json.dumps(info))
+    else:
+        target = tree / edit
+        assert target.parent.is_dir(), edit
+        target.write_text((target.read_text() if target.is_file() else "") + "\n# edited in the tree\n")
+    report = _prove(assignment, tmp_path)
+    assert not report.ok and any(said in problem for problem in report.problems), report.problems
