@@ -58,3 +58,26 @@ def test_notebooks_run_at_once_over_sockets_and_leave_no_kernel(tmp_path):
     assert problems == ["", "", ""], problems
     kernels = [p for p in psutil.Process().children(recursive=True) if "ipykernel" in " ".join(p.cmdline())]
     assert not kernels, f"kernels left running: {kernels}"
+
+
+def test_runs_sharing_a_kernel_meet_the_students_file_as_it_now_is_and_a_fresh_namespace(tmp_path):
+    """The release runs the lab notebook with the reference, then with the stub, in one kernel. Attack the
+    sharing: a second run that kept the first run's module (the reference's, so the stub's checks would pass)
+    or its variables (a cell that works only after an earlier run) would prove nothing about the stub."""
+    import nbformat
+
+    from autograder.release.notebooks import run_notebooks
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("import mymod\nprint('value', mymod.VALUE)"),
+        nbformat.v4.new_code_cell("try:\n    leftover\n    print('kept')\nexcept NameError:\n    print('fresh')\nleftover = 1"),
+    ]
+    nbformat.write(nb, tmp_path / "demo_lab.ipynb")
+
+    def write(value):
+        return lambda: (tmp_path / "mymod.py").write_text(f"VALUE = {value}\n")
+
+    runs = run_notebooks(tmp_path, "demo", [write(1), write(2)], module="mymod")
+    printed = [" ".join(out.get("text", "").strip() for cell in run.cells for out in cell.get("outputs", [])) for run in runs]
+    assert printed == ["value 1 fresh", "value 2 fresh"], printed

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 
@@ -138,15 +139,43 @@ def otter_test_files(assignment: Assignment) -> dict[str, bytes]:
 
 def run_notebook(folder: Path, name: str, timeout: int = 300) -> nbformat.NotebookNode:
     """Execute ``<name>_lab.ipynb`` in ``folder`` headless, as a student runs it (raises if a cell errors)."""
+    (result,) = run_notebooks(folder, name, [lambda: None], timeout)
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
+# Run in the kernel between two runs of the notebook: the next run meets a namespace as a fresh kernel's (the
+# notebook's own imports bind their names again) and imports the student's file again, as it now is.
+FORGET = """%reset -f
+import sys as _kit_sys
+for _kit_name in [m for m in _kit_sys.modules if m == {module!r} or m.startswith({module!r} + ".")]:
+    del _kit_sys.modules[_kit_name]
+if "matplotlib.pyplot" in _kit_sys.modules:
+    _kit_sys.modules["matplotlib.pyplot"].close("all")
+del _kit_sys
+"""
+
+
+def run_notebooks(
+    folder: Path, name: str, befores: list[Callable[[], None]], timeout: int = 300, module: str | None = None
+) -> list[nbformat.NotebookNode | Exception]:
+    """Execute ``<name>_lab.ipynb`` in ``folder`` headless once per item of ``befores``, calling it first (it
+    writes the student's file the run is for), in one kernel: a kernel's start-up and the notebook's imports are
+    most of a short notebook's time. Before each run after the first, the kernel forgets the namespace and the
+    student's ``module`` (:data:`FORGET`). Each run's executed notebook, or the exception its failing cell raised."""
     import logging
     import subprocess
 
     from jupyter_client import AsyncKernelManager
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
 
     quiet = logging.getLogger("autograder.notebook")
     quiet.setLevel(logging.WARNING)  # not nbclient's "Executing notebook with kernel" per run
-    nb = nbformat.read(folder / f"{name}_lab.ipynb", as_version=4)
+    path = folder / f"{name}_lab.ipynb"
+    forget = nbformat.v4.new_code_cell(FORGET.format(module=module or name))
+    results: list[nbformat.NotebookNode | Exception] = []
     # The kernel talks over Unix sockets in a folder of its own, not TCP ports: jupyter_client picks
     # free ports, releases them and the kernel binds them later, so kernels started at the same time
     # (the release proves two assignments' notebooks at once) can take each other's ports, and one
@@ -159,15 +188,35 @@ def run_notebook(folder: Path, name: str, timeout: int = 300) -> nbformat.Notebo
                 super().__init__(transport="ipc", ip=str(Path(sockets) / "kernel"), **kwargs)
 
         client = NotebookClient(
-            nb,
+            nbformat.read(path, as_version=4),
             timeout=timeout,
             kernel_name="python3",
             kernel_manager_class=OwnSockets,
             resources={"metadata": {"path": str(folder)}},
             log=quiet,
         )
-        client.execute(stderr=subprocess.DEVNULL)  # the kernel's own start-up warnings are not the release's findings
-    return nb
+
+        async def run_all() -> None:
+            # the kernel's own start-up warnings are not the release's findings
+            async with client.async_setup_kernel(stderr=subprocess.DEVNULL):
+                for i, before in enumerate(befores):
+                    before()
+                    nb = nbformat.read(path, as_version=4)
+                    client.nb = nb
+                    client.reset_execution_trackers()
+                    try:
+                        if i:
+                            nb.cells.insert(0, nbformat.from_dict(forget))
+                            await client.async_execute_cell(nb.cells[0], 0, execution_count=0)
+                            nb.cells.pop(0)
+                        for index, cell in enumerate(nb.cells):
+                            await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+                        results.append(nb)
+                    except Exception as exc:  # noqa: BLE001 - a cell that errors is this run's finding
+                        results.append(exc)
+
+        run_sync(run_all)()
+    return results
 
 
 def _check_outputs(nb: nbformat.NotebookNode) -> str:

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 from ..config import KIT_ROOT, Assignment
 from .catalogue_grading import _with_exit_code
@@ -143,9 +144,7 @@ def lab_notebook(evidence: Evidence, report: Report) -> None:
             folder = Path(tmp) / assignment.name
             # remembered for this student folder (its handout aside) and this reference
             built = artefact_hash(evidence.staged / "student.zip", (".md",)) + artefact_hash(assignment.solution)
-            _check_notebook(assignment, folder, False, report, proven, built)
-            (folder / assignment.submit_file).write_bytes(assignment.solution.read_bytes())
-            _check_notebook(assignment, folder, True, report, proven, built)
+            _check_notebooks(assignment, folder, report, proven, built)
 
 
 @proof(f"the reference passes every test under another seed (seed {OTHER_SEED}; `make flakes` tries 20)", stage="zips")
@@ -173,30 +172,46 @@ def _check_other_seed(assignment: Assignment, report: Report, proven: Proven) ->
         proven.add(what)
 
 
-def _check_notebook(
-    assignment: Assignment, folder: Path, solution: bool, report: Report, proven: Proven | None, built: str = ""
-) -> None:
-    """The lab notebook, run headless in the unzipped student folder as a student runs it (``built``: the
-    hash of the student folder it runs, part of what is remembered)."""
+def _check_notebooks(assignment: Assignment, folder: Path, report: Report, proven: Proven | None, built: str = "") -> None:
+    """The lab notebook, run headless in the unzipped student folder as a student runs it: with the reference in
+    a fresh kernel, then with the untouched stub (as unzipped) in the same kernel, its namespace and the
+    student's module forgotten (``built``: the hash of the student folder, part of what is remembered)."""
     if not (folder / f"{assignment.name}_lab.ipynb").is_file():
         return
-    which = "the reference" if solution else "the untouched stub"
-    what = ("notebook-reference" if solution else "notebook-stub") + (f"-{built}" if built else "")
-    if proven is not None and what in proven:
-        report.check(True, f"the lab notebook runs with {which} (cached)")
+    stub = (folder / assignment.submit_file).read_bytes()
+    runs = {True: assignment.solution.read_bytes(), False: stub}  # the reference first: its checks must all pass
+    keys = {
+        solution: ("notebook-reference" if solution else "notebook-stub") + (f"-{built}" if built else "") for solution in runs
+    }
+    which = {True: "the reference", False: "the untouched stub"}
+    todo = [solution for solution in runs if proven is None or keys[solution] not in proven]
+    for solution in runs:
+        if solution not in todo:
+            report.check(True, f"the lab notebook runs with {which[solution]} (cached)")
+    if not todo:
         return
-    from .notebooks import notebook_problem, run_notebook
+    from .notebooks import notebook_problem, run_notebooks
+
+    def use(solution: bool) -> Callable[[], None]:
+        return lambda: (folder / assignment.submit_file).write_bytes(runs[solution])
 
     try:
-        problem = notebook_problem(run_notebook(folder, assignment.name), solution)
-    except Exception as exc:  # noqa: BLE001 - a cell that errors (or a kernel that dies) is the finding
-        problem = f"a cell fails: {' '.join(str(exc).split())[-600:]}"
-    expected = (
-        "every Otter check passes and a plot is drawn" if solution else "no cell errors and the checks say what is unfinished"
-    )
-    report.check(not problem, f"the lab notebook runs with {which}: {expected}" + (f" (not: {problem})" if problem else ""))
-    if not problem and proven is not None:
-        proven.add(what)
+        results = run_notebooks(folder, assignment.name, [use(solution) for solution in todo], module=assignment.module)
+    except Exception as exc:  # noqa: BLE001 - a kernel that does not start is the finding
+        results = [exc] * len(todo)
+    for solution, result in zip(todo, results):
+        if isinstance(result, Exception):
+            problem = f"a cell fails: {' '.join(str(result).split())[-600:]}"
+        else:
+            problem = notebook_problem(result, solution)
+        expected = (
+            "every Otter check passes and a plot is drawn" if solution else "no cell errors and the checks say what is unfinished"
+        )
+        report.check(
+            not problem, f"the lab notebook runs with {which[solution]}: {expected}" + (f" (not: {problem})" if problem else "")
+        )
+        if not problem and proven is not None:
+            proven.add(keys[solution])
 
 
 def _run_public_tests(folder: Path) -> subprocess.CompletedProcess:
