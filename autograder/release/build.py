@@ -133,10 +133,10 @@ def _self_check_all(
     """Self-check and write each built assignment, two at a time; {assignment: its mutation table}, and the
     reason in ``why`` for each that failed."""
     tables: dict[str, str] = {}
-    lanes = 2 if check else 1
-    # Each lane grades with its share of the cores (a grader process each, and the zips' proofs beside them):
-    # more processes than cores only adds their start-up (an interpreter, torch and a zygote each) to a
-    # release that keeps every core busy.
+    lanes = max(1, min(2, len(built))) if check else 1
+    # Each lane grades with its share of the cores (a grader process each on two cores, and the zips' proofs
+    # beside them; one assignment alone has them all): more processes than cores only adds their start-up (an
+    # interpreter, torch and a zygote each) to a release that keeps every core busy.
     jobs = max(1, (os.cpu_count() or 2) // lanes)
     with ThreadPoolExecutor(max_workers=lanes) as pool:
         # the longest first (the training suites), so the two lanes finish together
