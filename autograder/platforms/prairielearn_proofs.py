@@ -48,21 +48,21 @@ def prairielearn_question(evidence: Evidence, report: Report) -> None:
         "the PrairieLearn question grades with autograder.zip's engine, assignment, reference and tests, byte for byte"
         + (f" (not: {'; '.join(differences[:5])})" if differences else ""),
     )
-    short = short_timeout(tree, assignment)
+    timing = timeout_problem(tree, assignment)
     report.check(
-        not short, "the PrairieLearn question's info.json gives the grading its time" + (f" (not: {short})" if short else "")
+        not timing, "the PrairieLearn question's info.json gives the grading its time" + (f" (not: {timing})" if timing else "")
     )
-    from ..release.markers import make_stub
     from .prairielearn_sim import simulate
 
-    try:
-        document = simulate(tree, assignment.name, {assignment.submit_file: make_stub(assignment.solution.read_text()).encode()})
+    try:  # the untouched stub as the question ships it (its editor's initial code, student.zip's stub)
+        stub = (tree / "questions" / assignment.name / "initial_code.py").read_bytes()
+        document = simulate(tree, assignment.name, {assignment.submit_file: stub})
         got = f"gradable {document.get('gradable')}, score {document.get('score')}"
         ok = document.get("gradable") is True and document.get("score") == 0.0
     except Exception as exc:  # noqa: BLE001 - report, don't crash the release
         got, ok = f"did not run: {exc}", False
     report.check(ok, f"the PrairieLearn question grades the untouched stub to 0.0 in a simulated /grade tree ({got})")
-    if ok and not differences and not short and proven is not None:
+    if ok and not differences and not timing and proven is not None:
         proven.add(what)
 
 
@@ -91,7 +91,7 @@ def differences_from_gradescope(tree: Path, assignment: Assignment, autograder_z
     return problems
 
 
-def short_timeout(tree: Path, assignment: Assignment) -> str:
+def timeout_problem(tree: Path, assignment: Assignment) -> str:
     """Why info.json's external grading ``timeout`` is not the one the release computes for this assignment
     (empty when it is): a hand-edited or stale value would cut a whole grading the stub never reaches."""
     from .prairielearn_question import grading_timeout
