@@ -654,20 +654,20 @@ class Diagnoser:
     def _hidden_beside(self, entries: list[CatalogueEntry], test_key: str, passed: Any) -> list[tuple]:
         """``entries`` with one more mistake each: one its values could hide (a file whose copy_batch is wrong
         also trains without zero_grad, and no training test shows that alone: compared alone there, it was ruled
-        out, and it is named only if ``_cleared``). Only a mistake declared to fail this test, of a function none
-        of ``entries`` changes, none of whose declared tests passed (``consistent`` would drop it anyway); those
-        seen reproducing a failure elsewhere first."""
-        taken = set().union(*(self._changed(e) for e in entries))
+        out, and it is named only if ``_cleared``). Only a mistake declared to fail this test, none of whose
+        declared tests passed (``consistent`` would drop it anyway); those seen reproducing a failure elsewhere
+        first."""
         hidden = [
             e
             for e in self.entries
-            if test_key in e.caught_by
-            and e not in entries
-            and not any(key in passed for key in e.caught_by)
-            and not self._changed(e) & taken
+            if test_key in e.caught_by and e not in entries and not any(key in passed for key in e.caught_by)
         ]
-        hidden.sort(key=lambda e: e.name not in self.matched)
-        return [(*entries, e) for e in hidden]
+        # beside all of ``entries`` first; then in place of the one of its function (``several`` takes one mistake
+        # per function: a softmax over dim 0 makes the attention's own softmax-over-queries match too, and hides
+        # the weights returned before masking, of the same function)
+        combos = [(*kept, e) for e in hidden if (kept := tuple(x for x in entries if not self._changed(x) & self._changed(e)))]
+        combos.sort(key=lambda c: (len(c) <= len(entries), c[-1].name not in self.matched))
+        return combos
 
     def describe(self, names: list[str]) -> dict[str, NamedMistake]:
         """What the renderers say of each mistake in ``names`` (record.NamedMistake): title, explanation, changes."""
