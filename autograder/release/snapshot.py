@@ -3,7 +3,8 @@
 One job: ``python -m autograder snapshot [assignment ...]`` (``make snapshot``, after ``make release``)
 writes ``snapshots/<a>.json`` (outside the assignment's folder, whose files key the self-check's cache): for every catalogue source of the assignment (stub,
 do-nothing, every mistake on the tests that claim it, every variant, corpus entry and corpus bug),
-its total and, per test key, the points, the outcome kind and the mistakes named. The gradings come
+its total and, per test key (each case of a parametrized test apart), the points, the outcome kind and the
+mistakes named. The gradings come
 from the self-check's cache (the release has just made them), so a snapshot costs seconds.
 
 Before writing, it compares with the snapshot already there and prints every change: points (the
@@ -24,17 +25,20 @@ FOLDER = KIT_ROOT / "snapshots"
 
 
 def take(assignment: Assignment, cache: Path = DEFAULT_CACHE) -> dict:
-    """{label: {"score": total, "tests": {key: [points, kind, [mistakes...]]}}}, sorted."""
+    """{label: {"score": total, "tests": {key: [points, kind, [mistakes...]]}}}, sorted. Every case of a
+    parametrized test is one entry: ``key#2`` is its second case, in the order the suite runs them."""
     sources, only, _ = catalogue_sources(assignment)
     graded = grade_sources(assignment, sources, only=only, cache=cache)
     snapshot = {}
     for label in sorted(graded):
         document = graded[label]
-        tests = {}
+        cases: dict[str, list] = {}
         for test in document.get("tests", []):
             extra = test.get("extra_data", {})
-            key = extra.get("test") or test["name"]
-            tests[key] = [test.get("score"), extra.get("kind"), sorted(extra.get("mistakes", []))]
+            cases.setdefault(extra.get("test") or test["name"], []).append(
+                [test.get("score"), extra.get("kind"), sorted(extra.get("mistakes", []))]
+            )
+        tests = {f"{key}#{i}" if len(seen) > 1 else key: v for key, seen in cases.items() for i, v in enumerate(seen, 1)}
         snapshot[label] = {"score": document.get("score"), "tests": dict(sorted(tests.items()))}
     return snapshot
 
