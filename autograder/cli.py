@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from pathlib import Path
@@ -65,22 +66,13 @@ def _cmd_determinism(args: argparse.Namespace) -> int:
     return determinism_main(args.assignments or list_assignments(), args.settings)
 
 
-def _cmd_snapshot(args: argparse.Namespace) -> int:
-    from .release.snapshot import main as snapshot_main
+def _on_assignments(module: str) -> Any:
+    """A command that runs ``module``'s ``main`` on the assignments named (all when none is)."""
 
-    return snapshot_main(args.assignments or list_assignments())
+    def command(args: argparse.Namespace) -> int:
+        return importlib.import_module(module, __package__).main(args.assignments or list_assignments())
 
-
-def _cmd_mutants(args: argparse.Namespace) -> int:
-    from .release.mutants import main as mutants_main
-
-    return mutants_main(args.assignments or list_assignments())
-
-
-def _cmd_caught_by(args: argparse.Namespace) -> int:
-    from .release.caught_by import main as caught_by_main
-
-    return caught_by_main(args.assignments or list_assignments())
+    return command
 
 
 def _cmd_points(args: argparse.Namespace) -> int:
@@ -255,7 +247,7 @@ def _measure_commands(sub: Any) -> None:
         "per test (from the release's cache); print what changed since the committed one",
     )
     p.add_argument("assignments", nargs="*")
-    p.set_defaults(func=_cmd_snapshot)
+    p.set_defaults(func=_on_assignments(".release.snapshot"))
 
     p = sub.add_parser(
         "mutants",
@@ -263,7 +255,7 @@ def _measure_commands(sub: Any) -> None:
         "score and every survivor (fails on a survivor not recorded as equivalent)",
     )
     p.add_argument("assignments", nargs="*")
-    p.set_defaults(func=_cmd_mutants)
+    p.set_defaults(func=_on_assignments(".release.mutants"))
 
     p = sub.add_parser(
         "caught-by",
@@ -271,7 +263,7 @@ def _measure_commands(sub: Any) -> None:
         "that misses tests the mistake fails or names tests it passes, with the CAUGHT_BY that matches (exit 1 if any)",
     )
     p.add_argument("assignments", nargs="*")
-    p.set_defaults(func=_cmd_caught_by)
+    p.set_defaults(func=_on_assignments(".release.caught_by"))
 
     p = sub.add_parser("points", help="print each test's points as assignment.toml gives them ([points]), split over its cases")
     p.add_argument("assignments", nargs="*")

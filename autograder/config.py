@@ -86,16 +86,29 @@ def list_assignments(kit_root: Path = KIT_ROOT) -> list[str]:
     return sorted(p.parent.name for p in (kit_root / "assignments").glob("*/assignment.toml"))
 
 
+def read_toml(path: Path) -> dict:
+    """``path`` parsed (assignment.toml, course.toml); not valid TOML is a ConfigError naming the file."""
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def nearest_key(key: str, keys: list[str]) -> str:
+    """What an unknown key's error suggests: the nearest of ``keys``, or all of them."""
+    import difflib
+
+    near = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+    return f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(keys)}"
+
+
 def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
     root = kit_root / "assignments" / name
     path = root / "assignment.toml"
     if not path.is_file():
         known = ", ".join(list_assignments(kit_root)) or "none"
         raise ConfigError(f"unknown assignment {name!r} (no {path}); known assignments: {known}")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path)
     _expect_known_keys(path, data)
     for key in ("title", "module"):
         if key not in data:
@@ -182,14 +195,11 @@ FORMER_KEYS = {
 
 def _expect_known_keys(path: Path, data: dict, schema: dict = SCHEMA, where: str = "") -> None:
     """A misspelt key is an error that names the nearest valid one (``[visiblity]`` would otherwise do nothing)."""
-    import difflib
-
     for key, value in data.items():
         if key in FORMER_KEYS and not where:
             raise ConfigError(f"{path}: [{key}] is no longer read: {FORMER_KEYS[key]}")
         if key not in schema:
-            near = difflib.get_close_matches(key, list(schema), n=1, cutoff=0.6)
-            hint = f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(sorted(schema))}"
+            hint = nearest_key(key, sorted(schema))
             raise ConfigError(f"{path}: unknown key {where + key!r}: {hint} (assignments/README.md lists every key)")
         inner = schema[key]
         if inner and isinstance(value, dict):

@@ -17,12 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import KIT_ROOT, ConfigError, list_assignments
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from .config import KIT_ROOT, ConfigError, list_assignments, nearest_key, read_toml
 
 COURSE_FILE = "course.toml"
 DEFAULT_TIMEZONE = "UTC"  # course.toml's `timezone`: where a `due` date's end of day falls
@@ -185,10 +180,7 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
     existing = list_assignments(kit_root)
     if not path.is_file():
         return Course("Course", tuple(CourseEntry(n) for n in existing), None)
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path)
     zone = _timezone(data.get("timezone"), path.name)
     platforms = _platforms(data.get("platforms"), path.name)
     entries: list[CourseEntry] = []
@@ -259,21 +251,14 @@ def read_table(name: str, keys: tuple[str, ...] | None = None, kit_root: Path = 
     """course.toml's top-level table ``[name]`` (``{}`` when absent or the file is missing): the
     term's rules that grade-all reads (``[late]``, ``[extensions]``, ``[similarity]``). With ``keys``,
     a key not among them is an error naming the nearest valid one."""
-    import difflib
-
     path = path or kit_root / COURSE_FILE
     if not path.is_file():
         return {}
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path)
     table = data.get(name, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path.name}: `{name}` must be a table ([{name}]), not {type(table).__name__}")
     for key in table if keys is not None else ():
         if key not in keys:
-            near = difflib.get_close_matches(key, list(keys), n=1, cutoff=0.6)
-            hint = f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(keys)}"
-            raise ConfigError(f"{path.name}: unknown key {name}.{key}: {hint}")
+            raise ConfigError(f"{path.name}: unknown key {name}.{key}: {nearest_key(key, list(keys))}")
     return table

@@ -28,9 +28,6 @@ def number(value: float) -> str:
     return f"{float(value):.2f}"
 
 
-_number = number
-
-
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -205,7 +202,7 @@ def write_regrade_diff(path: Path, subs: list[Submission], diff: list[dict]) -> 
         s = by_sid.get(d["sid"])
 
         def points(value: float | None) -> str:
-            return "" if value is None else _number(value)
+            return "" if value is None else number(value)
 
         tests = "; ".join(f"{name}: {points(a) or '-'} -> {points(b) or '-'}" for name, a, b in d["tests"])
         counts = "yes" if d.get("counts", True) else f"no: {d.get('why_not', '')}"

@@ -694,8 +694,7 @@ class Diagnoser:
         float32 = getattr(exc, "float32", False)
         if call is None and isinstance(got, Outcome) and got.kind == "banned" and self.entries:
             return self._banned_without_call(got)
-        if call is None and got is not None and item is not None and getattr(exc, "kind", None) in TEST_REPLAY_KINDS:
-            call = TestReplay.of(item, exc, self.assignment.module)
+        call = self.replay_of(exc, item)
         if not isinstance(call, (dict, TestReplay)) or got is None or not self.entries:
             return [], False
         if isinstance(call, TestReplay):

@@ -28,7 +28,6 @@ MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to re
 OUTPUT_LIMIT_PER_TEST = 4000
 OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
 OPEN = {"hidden": 0, "after_published": 1, "after_due_date": 2, "visible": 3}  # how soon a student sees a test
-HIDDEN_SUMMARY_MODES = ("off", "points", "categories", "causes")  # assignment.toml [feedback] hidden_summary
 CATEGORY_CHARS = 240  # the categories of one function's lost hidden tests, on one line
 
 

@@ -7,5 +7,6 @@ the grading package for ``serverFilesCourse/`` and the grader image's Dockerfile
 :mod:`.prairielearn` is the entry point the package's ``run_grader.sh`` calls;
 :mod:`.prairielearn_results` renders the grading's record in PrairieLearn's schema;
 :mod:`.prairielearn_sim` runs the package in a simulated ``/grade`` tree; and
-:mod:`.prairielearn_proofs` is the release self-check's proof of it.
+:mod:`.prairielearn_proofs` is the release self-check's proof of it. Both entry points find their package's one
+assignment and arm their last resort through :mod:`.entry`.
 """

@@ -15,11 +15,11 @@ import ast
 import logging
 import os
 import shutil
-import threading
 from pathlib import Path
 
-from ..config import KIT_ROOT, Assignment, list_assignments, load_assignment
+from ..config import Assignment
 from ..sandbox import running_as_root
+from .entry import last_resort, the_assignment
 from .prairielearn_question import START_MARGIN_S, grading_timeout
 
 log = logging.getLogger("autograder.prairielearn")
@@ -36,7 +36,7 @@ def run_prairielearn() -> int:
     root = grade_root()
     results = root / "results" / "results.json"
     try:
-        assignment = _the_assignment()
+        assignment = the_assignment("the grading package")
         _use_question_tests(assignment, root / "tests")
     except Exception as exc:  # noqa: BLE001 - always leave a results file
         _write_failure(results, f"The autograder is misconfigured ({exc}); please tell course staff.")
@@ -52,19 +52,12 @@ def run_prairielearn() -> int:
         from .prairielearn_results import prairielearn_document, write_prairielearn_results
 
         write_prairielearn_results(results, prairielearn_document(GradingRecord(kind="unfinished", problem=PLACEHOLDER)))
-        _last_resort(results, grading_timeout(assignment) - START_MARGIN_S)
+        last_resort(lambda message: _write_failure(results, message), grading_timeout(assignment) - START_MARGIN_S)
         grade = grade_submission(assignment, root / "student", results.parent / GRADESCOPE_COPY, zygote=zygote)
     syntax_error = _has_syntax_error(root / "student" / assignment.submit_file)
     write_prairielearn_results(results, prairielearn_document(grade.record, syntax_error))
     log.info("%s: %g points; results in %s", assignment.name, grade.score, results)
     return 0
-
-
-def _the_assignment() -> Assignment:
-    names = list_assignments(KIT_ROOT)
-    if len(names) != 1:
-        raise RuntimeError(f"the grading package must hold exactly one assignment, found {names}")
-    return load_assignment(names[0], KIT_ROOT)
 
 
 def _use_question_tests(assignment: Assignment, tests: Path) -> None:
@@ -103,28 +96,3 @@ def _write_failure(results: Path, message: str) -> None:
     from .prairielearn_results import prairielearn_document, write_prairielearn_results
 
     write_prairielearn_results(results, prairielearn_document(GradingRecord(kind="grader-error", problem=message)))
-
-
-def _last_resort(results: Path, after_s: float) -> None:
-    """If grading is somehow still running after ``after_s`` seconds (every request has its own
-    deadline, so this should never fire), write results that say so and stop, before PrairieLearn's
-    timeout ends the container with no results at all."""
-
-    def fire() -> None:
-        _write_failure(
-            results,
-            f"Grading ran out of time: it was stopped after {after_s:.0f} s. This is unusual; "
-            "please tell course staff, with your submission time.",
-        )
-        log.error("last resort: grading stopped after %.0f s", after_s)
-        from ..sandbox.proctree import kill_user
-        from ..sandbox.users import ensure_student_user
-
-        user = ensure_student_user()
-        if user is not None:
-            kill_user(user.pw_uid)
-        os._exit(3)
-
-    timer = threading.Timer(after_s, fire)
-    timer.daemon = True
-    timer.start()

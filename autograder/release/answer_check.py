@@ -13,13 +13,13 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..config import KIT_ROOT, list_assignments, load_assignment
 from ..course import Course, CourseEntry, load_course
+from .markers import marked_regions
 
 WINDOW = 3  # consecutive statements compared as one run (catches a body copied with a line added)
 MIN_NODES = 12  # smaller bodies or runs (``return x``, ``super().__init__()``) are not answers
@@ -120,9 +120,6 @@ class Answer:
     prints: frozenset[str]
 
 
-_MARK = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
-
-
 def reference_answers(name: str, kit_root: Path = KIT_ROOT) -> list[Answer]:
     """The answers in assignment ``name``'s reference: every SOLUTION/HIDDEN region's code."""
     return list(_answers_in(name, load_assignment(name, kit_root).solution.read_text()))
@@ -130,15 +127,7 @@ def reference_answers(name: str, kit_root: Path = KIT_ROOT) -> list[Answer]:
 
 @lru_cache(maxsize=32)
 def _answers_in(name: str, source: str) -> tuple[Answer, ...]:
-    lines = source.splitlines()
-    regions: list[tuple[int, int]] = []
-    start = 0
-    for number, line in enumerate(lines, start=1):
-        match = _MARK.match(line)
-        if match and match.group(1) == "BEGIN":
-            start = number
-        elif match:
-            regions.append((start, number))
+    regions = marked_regions(source)
     tree = ast.parse(source)
 
     def inside(node: ast.AST) -> bool:

@@ -10,20 +10,10 @@ writes into README.md.
 from __future__ import annotations
 
 from ..catalogue import DO_NOTHING
+from .caught_by import lost_by_test as _lost_by_test
+from .caught_by import named as _named
 from .caught_by import where
 from .proofs import Evidence, Report, proof
-
-
-def _lost_by_test(document: dict) -> dict[str, float]:
-    lost: dict[str, float] = {}
-    for t in document.get("tests", []):
-        key = t.get("extra_data", {}).get("test", t["name"])
-        lost[key] = lost.get(key, 0.0) + t["max_score"] - t["score"]
-    return {k: round(v, 4) for k, v in lost.items() if v > 1e-9}
-
-
-def _named(document: dict) -> set[str]:
-    return {m for t in document.get("tests", []) for m in t.get("extra_data", {}).get("mistakes", [])}
 
 
 @proof("the autograder.zip grades the reference 100 in a simulated Gradescope tree")

@@ -22,6 +22,7 @@ from typing import Callable
 
 from ..catalogue import CatalogueEntry, read_catalogue, submission_source
 from ..config import KIT_ROOT, Assignment
+from .catalogue_grading import UNSTABLE_LOADS
 from .proofs import Evidence, Report
 
 Grade = Callable[..., dict]  # catalogue_grading.grade_sources (the self-check's tests hand in a fake)
@@ -74,7 +75,7 @@ def advice(assignment: Assignment, entry: CatalogueEntry, document: dict, full: 
     when the grading is not one to go by: the grader broke, or the code ran out of time or memory). ``full``:
     with the test ids and the CAUGHT_BY that matches; else one short line that says where to get them."""
     extra = document.get("extra_data", {})
-    if document.get("_exit_code", 0) != 0 or extra.get("stopped") or extra.get("load") in ("timeout", "memory", "crash"):
+    if document.get("_exit_code", 0) != 0 or extra.get("stopped") or extra.get("load") in UNSTABLE_LOADS:
         return ""
     lost = lost_by_test(document)
     declared = set(entry.caught_by)

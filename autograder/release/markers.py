@@ -22,6 +22,21 @@ import re
 
 BEGIN = re.compile(r"^(\s*)# BEGIN (SOLUTION|HIDDEN)\s*$")
 END = re.compile(r"^(\s*)# END (SOLUTION|HIDDEN)\s*$")
+MARKER = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
+
+
+def marked_regions(source: str, kinds: tuple[str, ...] = ("SOLUTION", "HIDDEN")) -> list[tuple[int, int]]:
+    """(BEGIN line, END line) of each block of ``kinds`` (what students write), in order; the markers are
+    checked by :func:`make_stub`, which every release runs first."""
+    regions, start = [], 0
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = MARKER.match(line)
+        if match and match.group(2) in kinds:
+            if match.group(1) == "BEGIN":
+                start = number
+            else:
+                regions.append((start, number))
+    return regions
 
 
 class MarkerError(Exception):

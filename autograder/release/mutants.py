@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..config import Assignment, load_assignment
+from .markers import marked_regions
 
 SITES_PER_OPERATOR = 6  # per function: enough to find a blind spot, few enough for 10 minutes cold
 
@@ -64,16 +65,7 @@ class Mutant:
 
 def _solution_lines(source: str) -> set[int]:
     """Line numbers inside ``# BEGIN SOLUTION`` ... ``# END SOLUTION`` (what students write)."""
-    inside, lines = False, set()
-    for number, line in enumerate(source.splitlines(), start=1):
-        text = line.strip()
-        if text.startswith("# BEGIN SOLUTION"):
-            inside = True
-        elif text.startswith("# END SOLUTION"):
-            inside = False
-        elif inside:
-            lines.add(number)
-    return lines
+    return {n for begin, end in marked_regions(source, ("SOLUTION",)) for n in range(begin + 1, end)}
 
 
 def _text(node: ast.AST) -> str:
@@ -342,11 +334,6 @@ def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
                     yield f"{node.name}.{item.name}", item
 
 
-def equivalents(assignment: Assignment) -> dict[str, str]:
-    """``[mutants.equivalent]`` of the assignment (parsed with the rest of assignment.toml)."""
-    return dict(assignment.equivalent)
-
-
 @dataclass
 class Score:
     assignment: str
@@ -379,7 +366,7 @@ def measure(assignment: Assignment) -> Score:
         tests = document.get("tests") or []
         failed = any(t.get("status") != "passed" for t in tests) or not tests
         (killed.append(mutant.id) if failed else survivors.append(mutant))
-    return Score(assignment.name, len(mutants), killed, survivors, equivalents(assignment), time.monotonic() - started)
+    return Score(assignment.name, len(mutants), killed, survivors, dict(assignment.equivalent), time.monotonic() - started)
 
 
 def derive(source: str) -> list[Mutant]:

@@ -35,12 +35,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from ..config import KIT_ROOT, ConfigError, load_assignment
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from ..config import KIT_ROOT, ConfigError, load_assignment, tomllib
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "new_assignment"
 NAME = re.compile(r"^[a-z_][a-z0-9_]*$")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import KIT_ROOT, Assignment, ConfigError
-from .markers import MarkerError, make_stub
+from .markers import MARKER, MarkerError, make_stub
 
 if TYPE_CHECKING:
     from ..course import CourseEntry
@@ -104,13 +104,10 @@ def ship_reference(stub: str, solution: str, names: set[str] | frozenset[str]) -
     for node in sorted(targets, key=lambda n: -n.lineno):
         ref = found[node.name]
         first = min([ref.lineno, *(d.lineno for d in ref.decorator_list)])
-        code = [line for line in solution_lines[first - 1 : ref.end_lineno] if not MARKER_LINE.match(line)]
+        code = [line for line in solution_lines[first - 1 : ref.end_lineno] if not MARKER.match(line)]
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         stub_lines[start - 1 : node.end_lineno] = code
     return "\n".join(stub_lines) + "\n"
-
-
-MARKER_LINE = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|HIDDEN)\s*$")
 
 
 def student_files(

@@ -31,17 +31,13 @@ template every worker is forked from), ``watchdog`` (processes, memory and disk,
 counted while a worker answers), ``worker`` (one student's process).
 """
 
-from .channel import MAX_ANSWER_BYTES
-from .isolation import accounting_mechanism, isolation_features, isolation_summary, namespaces_available
+from .isolation import isolation_summary, namespaces_available
 from .limits import Limits, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout
-from .users import STUDENT_USER, protect_secrets, running_as_root, student_user_name
+from .users import running_as_root
 from .worker import Worker
 from .zygote import Zygote
 
 __all__ = [
-    "accounting_mechanism",
-    "MAX_ANSWER_BYTES",
-    "STUDENT_USER",
     "Limits",
     "Worker",
     "WorkerDied",
@@ -49,10 +45,7 @@ __all__ = [
     "WorkerProtocol",
     "WorkerTimeout",
     "Zygote",
-    "isolation_features",
     "isolation_summary",
     "namespaces_available",
-    "protect_secrets",
     "running_as_root",
-    "student_user_name",
 ]

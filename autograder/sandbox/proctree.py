@@ -163,17 +163,6 @@ def user_pids(uid: int) -> list[int]:
     return found
 
 
-def user_processes(uid: int) -> list[psutil.Process]:
-    """Every live process of ``uid`` (see :func:`user_pids`)."""
-    found = []
-    for pid in user_pids(uid):
-        try:
-            found.append(psutil.Process(pid))
-        except psutil.Error:
-            continue
-    return found
-
-
 def usage(pid: int) -> tuple[int, float]:
     """(resident bytes, CPU seconds) of the thread group ``pid``: the memory read from a task that
     still runs (a zombie leader shows none), the CPU of all its tasks, those that ended included,
@@ -440,7 +429,6 @@ class FileCount:
 
     def __init__(self, uid: int, roots: list[str], folders: list[str]) -> None:
         self.uid, self.roots, self.folders = uid, list(roots), list(folders)
-        self.passes = 0
         self._done = _Tally()
         self._tally = _Tally()
         self._walk = None
@@ -456,7 +444,6 @@ class FileCount:
                 return False
         self._tally.add_open_deleted(pids)
         self._done, self._walk = self._tally, None
-        self.passes += 1
         return True
 
     def used(self) -> dict[int, int]:

@@ -154,7 +154,3 @@ class Worker(Watchdog):
         if self._own_zygote is not None:
             self._own_zygote.close()
             self._own_zygote = None
-
-    def leftovers(self) -> list[int]:
-        """Processes of the student still alive, zombie leaders with live threads included (after kill: none)."""
-        return self._processes()

@@ -124,7 +124,7 @@ def as_user(user, work) -> None:
 def test_a_ghost_is_seen_counted_measured_and_killed(student):
     ghost = start_ghost(mb=96, busy=True, user=student)
     try:
-        assert ghost.pid in [p.pid for p in proctree.user_processes(student.pw_uid)], "the ghost is one of its processes"
+        assert ghost.pid in proctree.user_pids(student.pw_uid), "the ghost is one of its processes"
         assert proctree.kill_user(student.pw_uid, timeout=3)
         ghost.wait(timeout=10)
         assert not live_threads(ghost.pid), "and it is killed"
@@ -149,7 +149,6 @@ def test_the_kill_signals_first_whatever_proc_shows(student, monkeypatch):
     ghost = start_ghost(user=student)
     try:
         monkeypatch.setattr(proctree, "user_pids", lambda uid: [], raising=False)  # a process the scan cannot see
-        monkeypatch.setattr(proctree, "user_processes", lambda uid: [])
         assert proctree.kill_user(student.pw_uid)
         ghost.wait(timeout=10)
         assert not live_threads(ghost.pid)
