@@ -135,16 +135,12 @@ def test_a_mistake_hidden_beside_another_is_found_with_it(tmp_path):
     shows train_no_zero_grad alone (the batches differ too), so it was ruled out there and never named (issue 32:
     11 of 125 mistakes of the seeded files unnamed). The second look now tries the mistakes named elsewhere with
     one more declared to fail the test, and names both where only both together give the student's losses."""
-    from conftest import run_cli, write_submission
+    from conftest import grade, write_submission
 
     assignment = load_assignment("seq2seq", KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
     picked = [catalogue["copy_batch_two_draws"], catalogue["train_no_zero_grad"]]
-    upload = write_submission(tmp_path / "s", "seq2seq", combined_source(assignment, picked))
-    results = tmp_path / "results.json"
-    proc = run_cli("grade", "seq2seq", str(upload), "--results", str(results))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    document = json.loads(results.read_text())
+    document = grade("seq2seq", write_submission(tmp_path / "s", "seq2seq", combined_source(assignment, picked)), tmp_path)
     train = [t for t in document["tests"] if t["extra_data"]["test"].endswith("test_train_copy_follows_reference")]
     assert all(t["score"] == 0 for t in train)
     assert all(set(t["extra_data"]["mistakes"]) == {"copy_batch_two_draws", "train_no_zero_grad"} for t in train), [
@@ -175,15 +171,15 @@ def test_a_mistake_ruled_out_beside_others_is_named_where_they_explain_it(tmp_pa
     """The second look tries two of the three mistakes named elsewhere, and a member ruled out where the others
     changed its values too stands again when they reproduce the student's values there (issue 32: 10 of 125
     seeded mistakes unnamed before, 8 after; no false name)."""
-    from conftest import run_cli, write_submission
+    from conftest import grade, write_submission
 
     assignment = load_assignment("seq2seq", KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
-    upload = write_submission(tmp_path / "s", "seq2seq", combined_source(assignment, [catalogue[n] for n in picked]))
-    results = tmp_path / "results.json"
-    proc = run_cli("grade", "seq2seq", str(upload), "--results", str(results))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    document = json.loads(results.read_text())
+    document = grade(
+        "seq2seq",
+        write_submission(tmp_path / "s", "seq2seq", combined_source(assignment, [catalogue[n] for n in picked])),
+        tmp_path,
+    )
     named = {
         m for t in document["tests"] if t["extra_data"]["diagnosis"] in ("named", "together") for m in t["extra_data"]["mistakes"]
     }
@@ -212,15 +208,13 @@ def test_two_mistakes_that_cancel_on_a_declared_test_are_both_named(tmp_path, na
     """Two mistakes together pass a test one of them is declared to fail, so it was ruled out and every test it
     explains only "resembled" it (issue 32's seeded files). The cases the student passed are now run on it beside
     the file's other mistakes (Diagnoser.cancelled): they pass them too, so it is named."""
-    from conftest import run_cli, write_submission
+    from conftest import grade, write_submission
 
     assignment = load_assignment(name, KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
-    upload = write_submission(tmp_path / "s", name, combined_source(assignment, [catalogue[n] for n in picked]))
-    results = tmp_path / "results.json"
-    proc = run_cli("grade", name, str(upload), "--results", str(results))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    document = json.loads(results.read_text())
+    document = grade(
+        name, write_submission(tmp_path / "s", name, combined_source(assignment, [catalogue[n] for n in picked])), tmp_path
+    )
     cancelled = [t for t in document["tests"] if t["extra_data"]["test"].endswith(passed_test)]
     assert cancelled and all(t["score"] == t["max_score"] for t in cancelled)  # the two cancel there
     named = {
@@ -237,16 +231,16 @@ def test_a_mistake_hidden_behind_another_of_its_function_is_tried_in_its_place(t
     returned before masking, of the same function: the mask tests said nothing (issue 32: the one unnamed mistake
     of the 134 seeded that changes what the tests see). A mistake declared to fail the test is now also tried in
     place of the one of its function."""
-    from conftest import run_cli, write_submission
+    from conftest import grade, write_submission
 
     assignment = load_assignment("attention", KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
     picked = ["softmax_dim0", "weights_before_masking"]
-    upload = write_submission(tmp_path / "s", "attention", combined_source(assignment, [catalogue[n] for n in picked]))
-    results = tmp_path / "results.json"
-    proc = run_cli("grade", "attention", str(upload), "--results", str(results))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    document = json.loads(results.read_text())
+    document = grade(
+        "attention",
+        write_submission(tmp_path / "s", "attention", combined_source(assignment, [catalogue[n] for n in picked])),
+        tmp_path,
+    )
     masks = [
         t for t in document["tests"] if t["extra_data"]["test"].endswith(("test_broadcast_masks", "test_blocked_weights_zero"))
     ]

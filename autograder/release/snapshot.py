@@ -1,11 +1,11 @@
 """The whole-catalogue snapshot: every grading the self-check makes, as data, committed.
 
 One job: ``python -m autograder snapshot [assignment ...]`` (``make snapshot``, after ``make release``)
-writes ``snapshots/<a>.json`` (outside the assignment's folder, whose files key the self-check's cache): for every catalogue source of the assignment (stub,
-do-nothing, every mistake on the tests that claim it, every variant, corpus entry and corpus bug),
-its total and, per test key (each case of a parametrized test apart), the points, the outcome kind and the
-mistakes named. The gradings come
-from the self-check's cache (the release has just made them), so a snapshot costs seconds.
+writes ``snapshots/<a>.json`` (outside the assignment's folder, whose files key the self-check's cache): for
+every catalogue source of the assignment (stub, do-nothing, every mistake on the tests that claim it, every
+variant, corpus entry and corpus bug), its total and, per test key (each case of a parametrized test apart),
+the points, the outcome kind and the mistakes named. The gradings come from the self-check's cache (the
+release has just made them), so a snapshot costs seconds.
 
 Before writing, it compares with the snapshot already there and prints every change: points (the
 one thing a change to the engine must never alter unless the CHANGELOG says so) and names. The file
