@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .config import KIT_ROOT, ConfigError, list_assignments, load_assignment
+from .config import INSTRUCTOR_ONLY, KIT_ROOT, ConfigError, list_assignments, load_assignment
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
@@ -42,7 +42,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def _cmd_grade_many(args: argparse.Namespace) -> int:
     import json
 
-    from .grading.grade import grade_many
+    from .cohort.parallel import grade_many
 
     jobs = [(Path(job[0]), Path(job[1]), *job[2:]) for job in json.loads(Path(args.jobs_file).read_text())]
     grade_many(load_assignment(args.assignment), jobs)
@@ -332,17 +332,27 @@ def main(argv: list[str] | None = None) -> int:
     argv, status = switch_checkout(argv)  # the checkout this runs in, if another: its engine runs the command
     if status is not None:
         return status
-    if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/release/bench.py)
-        from .release.bench import main as bench_main
-
-        return bench_main(argv[1:])
-    args = build_parser().parse_args(argv)
-    # The operator's log (stderr), kept apart from what students see (results.json).
-    logging.basicConfig(level=logging.INFO, format="[grader] %(message)s", stream=sys.stderr)
     try:
+        if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/release/bench.py)
+            from .release.bench import main as bench_main
+
+            return bench_main(argv[1:])
+        args = build_parser().parse_args(argv)
+        # The operator's log (stderr), kept apart from what students see (results.json).
+        logging.basicConfig(level=logging.INFO, format="[grader] %(message)s", stream=sys.stderr)
         return args.func(args)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        if str(exc.name).split(".")[:2] not in (["autograder", name] for name in INSTRUCTOR_ONLY):
+            raise
+        print(
+            f"error: `{(argv or ['?'])[0]}` is a course staff's command, and this copy of the engine is the grading "
+            "engine alone (autograder.zip and the PrairieLearn package ship no release or cohort tools); "
+            "run it in the kit's checkout.",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         return 130

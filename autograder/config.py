@@ -22,6 +22,9 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 # The worker's unprivileged account (concurrent graders use kit-student-1, -2, ...); setup.sh creates it.
 STUDENT_USER = "kit-student"
+# The engine's folders a grading never imports (tests/unit/test_layout.py holds it): the instructor's tools and
+# the release's templates. autograder.zip and the PrairieLearn package carry the grading engine without them.
+INSTRUCTOR_ONLY = ("release", "cohort", "templates")
 
 
 class ConfigError(Exception):

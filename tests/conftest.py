@@ -17,7 +17,7 @@ sys.path.insert(0, str(KIT))
 from filelock import FileLock  # noqa: E402
 
 from autograder.config import list_assignments, load_assignment  # noqa: E402
-from autograder.platforms import gradescope_sim  # noqa: E402
+from autograder.release import gradescope_sim  # noqa: E402
 from autograder.release.markers import make_stub  # noqa: E402
 from autograder.release.zips import autograder_files, make_zip  # noqa: E402
 

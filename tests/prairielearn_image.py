@@ -30,9 +30,9 @@ from pathlib import Path
 from gradescope_image import KIT, base_root, mounted, own_uid, sh  # noqa: E402 - tests/ is this script's folder
 
 from autograder.config import load_assignment  # noqa: E402
-from autograder.platforms import prairielearn_sim  # noqa: E402
-from autograder.platforms.prairielearn_question import prairielearn_files, write_tree  # noqa: E402
+from autograder.release import prairielearn_sim  # noqa: E402
 from autograder.release.markers import make_stub  # noqa: E402
+from autograder.release.prairielearn_question import prairielearn_files, write_tree  # noqa: E402
 
 BASE_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root"}
 # What this machine changes, as `docker build --build-arg` and a pip configuration would:

@@ -29,7 +29,7 @@ import psutil
 import pytest
 from conftest import KIT, reference_source, stub_source, validate_results
 
-from autograder.platforms import gradescope_sim
+from autograder.release import gradescope_sim
 from autograder.sandbox import namespaces_available, running_as_root
 
 # The red team grades about 30 whole submissions through the Gradescope entry point and grade-all:

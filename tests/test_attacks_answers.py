@@ -32,7 +32,7 @@ import pytest
 from conftest import KIT, reference_source, validate_results
 
 from autograder.config import list_assignments, load_assignment
-from autograder.platforms import gradescope_sim
+from autograder.release import gradescope_sim
 from autograder.sandbox import running_as_root
 
 pytestmark = [

@@ -3,7 +3,7 @@
 A representative set of the attacks graded through Gradescope's entry point and grade-all
 (tests/test_attacks.py, test_attacks_processes.py's checks, test_isolation.py's attacks on the
 grading tree), their sources reused, each graded as root through PrairieLearn's entrypoint
-(autograder/platforms/prairielearn_sim.py lays out the grade root and runs info.json's entrypoint
+(autograder/release/prairielearn_sim.py lays out the grade root and runs info.json's entrypoint
 with ``PL_GRADE_ROOT``), with namespaces and where they are refused (``KIT_NO_NAMESPACES=1``, as in a
 Docker container without CAP_SYS_ADMIN, PrairieLearn's usual case): a hang on the grader's channel,
 memory no RSS shows, a fork bomb that keeps changing its pid, sleepers in sessions of their own, an
@@ -51,15 +51,14 @@ from test_isolation import FLOOD, FORGED_RESULTS, FORK, GRADER_FILES
 from test_prairielearn import assert_prairielearn_schema
 
 from autograder.config import load_assignment
-from autograder.platforms import prairielearn_sim
-from autograder.platforms.prairielearn_question import (
-    START_MARGIN_S,
-    grading_timeout,
+from autograder.platforms.prairielearn import START_MARGIN_S, grading_timeout
+from autograder.release import prairielearn_sim
+from autograder.release.markers import make_stub
+from autograder.release.prairielearn_question import (
     package_name,
     prairielearn_files,
     write_tree,
 )
-from autograder.release.markers import make_stub
 from autograder.sandbox import namespaces_available, running_as_root
 
 pytestmark = [

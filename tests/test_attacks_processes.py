@@ -27,7 +27,7 @@ import pytest
 from test_attacks import BUDGET_S, GRADER_MB, KIT, REFERENCE, STUB, build_tagged, check_document, lost, new_tag, run_watched
 from test_attacks import leftovers as files_and_segments
 
-from autograder.platforms import gradescope_sim
+from autograder.release import gradescope_sim
 from autograder.sandbox import namespaces_available, running_as_root
 
 pytestmark = [

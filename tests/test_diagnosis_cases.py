@@ -20,7 +20,7 @@ from autograder.checks import FLOAT32_HINT
 from autograder.config import load_assignment
 from autograder.grading.feedback_text import NO_MATCH
 from autograder.grading.seam_messages import DTYPE_CLASH_ADVICE
-from autograder.platforms import gradescope_sim
+from autograder.release import gradescope_sim
 
 pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
 

@@ -19,7 +19,7 @@ import psutil
 import pytest
 from conftest import KIT, install_copy, once_per_run, reference_source, stub_source, validate_results
 
-from autograder.platforms import gradescope_sim
+from autograder.release import gradescope_sim
 from autograder.sandbox import running_as_root
 
 needs_root = pytest.mark.skipif(not running_as_root(), reason="the user switch needs root (as on Gradescope)")

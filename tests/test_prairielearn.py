@@ -24,8 +24,9 @@ from conftest import KIT, install_copy, once_per_run, reference_source, stub_sou
 
 from autograder.catalogue import read_catalogue, submission_source
 from autograder.config import load_assignment
-from autograder.platforms import gradescope_sim, prairielearn_sim
-from autograder.platforms.prairielearn_question import START_MARGIN_S, grading_timeout, prairielearn_files, write_tree
+from autograder.platforms.prairielearn import START_MARGIN_S, grading_timeout
+from autograder.release import gradescope_sim, prairielearn_sim
+from autograder.release.prairielearn_question import prairielearn_files, write_tree
 from autograder.sandbox import running_as_root
 
 ASSIGNMENT = load_assignment("attention", KIT)

@@ -31,11 +31,11 @@ import pytest
 from conftest import ASSIGNMENTS, KIT
 
 from autograder.config import load_assignment
-from autograder.platforms import prairielearn_sim
-from autograder.platforms.prairielearn_question import prairielearn_files, write_tree
 from autograder.platforms.prairielearn_results import HELD_BACK
+from autograder.release import prairielearn_sim
 from autograder.release.catalogue_grading import catalogue_sources, grade_sources
 from autograder.release.markers import make_stub
+from autograder.release.prairielearn_question import prairielearn_files, write_tree
 
 pytestmark = pytest.mark.proof
 WHOLE = os.environ.get("KIT_PL_CATALOGUE", "") == "all"

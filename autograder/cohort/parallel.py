@@ -2,13 +2,15 @@
 
 One job: split (upload, results[, options]) jobs over grader processes, each reserving its own
 worker user, and follow their progress through structured events on their stdout
-(:func:`progress_event`, :func:`parse_event`), never through their human output. ``grade-all``
+(:func:`progress_event`, :func:`parse_event`), never through their human output; :func:`grade_many` is
+such a process (the internal ``grade-many`` command), in the kit's checkout. ``grade-all``
 and the release self-check grade through :func:`parallel_grade`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -82,3 +84,42 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
     with ThreadPoolExecutor(max_workers=processes) as pool:
         for future in [pool.submit(run, i, chunk) for i, chunk in enumerate(chunks) if chunk]:
             future.result()
+
+
+# grade-all and the self-check grade several submissions at once on one machine, where a grading's
+# wall time stretches with the others' load; no platform limit follows, so the whole-run limit
+# (wall time) is this many times run_timeout there. Each request's limit is the student's time.
+BATCH_RUN_WALL = 3.0
+
+
+def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
+    """Grade several submissions in this one process, forking each worker from a shared template.
+
+    Saves the grader's and the worker's start-up (importing torch) for every
+    submission after the first; each submission still gets a fresh worker.
+    """
+    from ..grading.grade import exit_on_terminate, grade_submission
+    from ..sandbox import Zygote
+
+    exit_on_terminate()
+    zygote = Zygote(list(assignment.banned), trains=assignment.trains)
+    try:
+        for upload, results, *options in jobs:
+            option = options[0] if options else {}
+            only = option.get("only")  # the self-check's per-mistake selection
+            exitfirst = bool(option.get("exitfirst"))  # make mutants: the first failure decides
+            grade = grade_submission(
+                assignment,
+                upload,
+                results,
+                diagnose=not exitfirst,
+                zygote=zygote,
+                only=only,
+                exitfirst=exitfirst,
+                run_wall=BATCH_RUN_WALL,
+            )
+            print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
+            print("\n" + progress_event(str(upload), grade.score), flush=True)
+        logging.getLogger("autograder.cohort.parallel").info("%d of %d workers forked from the template", zygote.forks, len(jobs))
+    finally:
+        zygote.close()

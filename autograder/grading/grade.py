@@ -276,45 +276,6 @@ def _finish(results_path: Path | None, record: GradingRecord, reserve: Path | No
     return Grade(document, record.config_errors, record)
 
 
-# grade-all and the self-check grade several submissions at once on one machine, where a grading's
-# wall time stretches with the others' load; no platform limit follows, so the whole-run limit
-# (wall time) is this many times run_timeout there. Each request's limit is the student's time.
-BATCH_RUN_WALL = 3.0
-
-
-def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
-    """Grade several submissions in this one process, forking each worker from a shared template.
-
-    Saves the grader's and the worker's start-up (importing torch) for every
-    submission after the first; each submission still gets a fresh worker.
-    """
-    from ..cohort.parallel import progress_event
-    from ..sandbox import Zygote
-
-    exit_on_terminate()
-    zygote = Zygote(list(assignment.banned), trains=assignment.trains)
-    try:
-        for upload, results, *options in jobs:
-            option = options[0] if options else {}
-            only = option.get("only")  # the self-check's per-mistake selection
-            exitfirst = bool(option.get("exitfirst"))  # make mutants: the first failure decides
-            grade = grade_submission(
-                assignment,
-                upload,
-                results,
-                diagnose=not exitfirst,
-                zygote=zygote,
-                only=only,
-                exitfirst=exitfirst,
-                run_wall=BATCH_RUN_WALL,
-            )
-            print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
-            print("\n" + progress_event(str(upload), grade.score), flush=True)
-        log.info("%d of %d workers forked from the template", zygote.forks, len(jobs))
-    finally:
-        zygote.close()
-
-
 def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict[int, list[str]]:
     """Run the suites against the reference in this process (no worker: it is our own code)
     under each seed; return the failing tests per seed. The flake check behind `make test`."""

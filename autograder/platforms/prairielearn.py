@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import math
 import os
 import shutil
 from pathlib import Path
@@ -20,11 +21,20 @@ from pathlib import Path
 from ..config import Assignment
 from ..sandbox import running_as_root
 from .entry import last_resort, the_assignment
-from .prairielearn_question import START_MARGIN_S, grading_timeout
 
 log = logging.getLogger("autograder.prairielearn")
+PL_MAX_TIMEOUT_S = 600  # PrairieLearn refuses a longer externalGradingOptions.timeout
+LAST_RESORT_MARGIN_S = 90  # as Gradescope's entry point: the whole run's limit beyond run_timeout
+START_MARGIN_S = 30  # the container's start and the interpreter's, before grading starts
 GRADESCOPE_COPY = "gradescope.json"  # the engine's own document, for course staff (PrairieLearn archives /grade)
 PRIVATE = ("results", "student", "tests", "serverFilesCourse", "data")  # under the grade root, 0700 as root
+
+
+def grading_timeout(assignment: Assignment) -> int:
+    """info.json's ``timeout`` (the release writes it): the run's limit, the last-resort margin and the
+    start, capped at 600 s; the last resort fires START_MARGIN_S before it."""
+    wanted = assignment.run_timeout + LAST_RESORT_MARGIN_S + START_MARGIN_S
+    return min(PL_MAX_TIMEOUT_S, int(math.ceil(wanted)))
 
 
 def grade_root() -> Path:

@@ -97,7 +97,7 @@ def _zips(name: str) -> dict[str, bytes]:
 
 
 def _gradescope(assignment, source: str, duty: float = 1.0) -> tuple[float, float]:
-    from ..platforms.gradescope_sim import environment, lay_out
+    from .gradescope_sim import environment, lay_out
 
     with tempfile.TemporaryDirectory(prefix="kit-bench-") as tmp:
         zip_path = Path(tmp) / "autograder.zip"

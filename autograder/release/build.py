@@ -101,7 +101,7 @@ def _build_one(
         entry = course.entry(name)
         shipped = frozenset(n for ns in entry.shipped(as_of).values() for n in ns)
         zips = build_zips(assignment, shipped, entry.hints, refresh_numbers=True, otter=otter, entry=entry)
-        if "prairielearn" in course.platforms:  # dist/<a>/prairielearn/: platforms/prairielearn_question.py
+        if "prairielearn" in course.platforms:  # dist/<a>/prairielearn/: release/prairielearn_question.py
             zips.update(_prairielearn_files(assignment, zips["student.zip"], course.title))
         leaks = solution_code_check(assignment, student_files_from_zip(zips["student.zip"]), entry)
         if leaks.found:
@@ -230,7 +230,7 @@ _PRINT = threading.Lock()
 
 def _prairielearn_files(assignment: Assignment, student_zip: bytes, topic: str) -> dict[str, bytes]:
     """dist/<a>/prairielearn/'s files, keyed ``prairielearn/<path>``; the editor's stub is student.zip's."""
-    from ..platforms.prairielearn_question import prairielearn_files
+    from .prairielearn_question import prairielearn_files
 
     stub = student_files_from_zip(student_zip)[assignment.submit_file].decode()
     return {f"prairielearn/{rel}": data for rel, data in prairielearn_files(assignment, stub, topic).items()}

@@ -21,8 +21,11 @@ from typing import Any
 
 from ..catalogue import read_catalogue
 from ..config import Assignment
-from ..platforms import prairielearn_proofs  # noqa: F401 - importing them registers their proofs
-from . import catalogue_proofs, zip_proofs  # noqa: F401 - importing them registers their proofs
+from . import (  # noqa: F401 - importing them registers their proofs
+    catalogue_proofs,
+    prairielearn_proofs,  # noqa: F401 - importing them registers their proofs
+    zip_proofs,
+)
 from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources, proofs_fingerprint
 from .catalogue_proofs import mistake_table
 from .caught_by import advise

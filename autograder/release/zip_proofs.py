@@ -237,7 +237,7 @@ def check_gradescope_zip(assignment: Assignment, path: Path, report: Report, pro
 
     Remembered in ``proven`` for these bytes of autograder.zip and of the reference (a clean grading only:
     one where nothing was stopped), so a re-release that changed neither does not grade it again."""
-    from ..platforms.gradescope_sim import simulate
+    from .gradescope_sim import simulate
 
     what = f"gradescope-{artefact_hash(path)}-{artefact_hash(assignment.solution)}"
     if proven is not None and (remembered := proven.document(what)) is not None:

@@ -1,7 +1,8 @@
 """The zips: ``student.zip`` and ``autograder.zip`` (and Otter's), byte-identical from the same sources.
 
 One job: pack a release. :func:`autograder_files` is every file Gradescope unzips (the
-set-up scripts with the pinned torch, the engine, the assignment's tests and reference);
+set-up scripts with the pinned torch, the grading engine without the instructor's tools, the
+assignment's tests and reference);
 :func:`make_zip` packs files reproducibly (sorted entries, fixed dates and permissions);
 :func:`build_zips` builds an assignment's zips from :func:`.student_folder.student_files`;
 :func:`otter_autograder_zip` is Otter's own Gradescope zip, built only with ``release --otter``.
@@ -16,7 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import KIT_ROOT, STUDENT_USER, Assignment, ConfigError
+from ..config import INSTRUCTOR_ONLY, KIT_ROOT, STUDENT_USER, Assignment, ConfigError
 from .student_folder import TEMPLATES, student_files
 
 if TYPE_CHECKING:
@@ -35,6 +36,21 @@ def torch_version() -> str:
 
 
 # -- the autograder ---------------------------------------------------------------
+ENGINE = Path(__file__).resolve().parent.parent
+
+
+def shipped_engine_files() -> list[str]:
+    """The grading engine's files (paths in the package) that autograder.zip carries: all but INSTRUCTOR_ONLY."""
+    return [
+        path.relative_to(ENGINE).as_posix()
+        for path in sorted(ENGINE.rglob("*"))
+        if path.is_file()
+        and not ENGINE_EXCLUDE & set(path.parts)
+        and path.relative_to(ENGINE).parts[0] not in INSTRUCTOR_ONLY
+        and path.suffix in (".py", ".sh", ".ini", "")
+    ]
+
+
 def autograder_files(assignment: Assignment, kit_root: Path = KIT_ROOT) -> dict[str, bytes]:
     """Every file of autograder.zip: scripts at the root, engine, this assignment's tests and reference."""
     setup = (TEMPLATES / "setup.sh").read_text()
@@ -44,10 +60,8 @@ def autograder_files(assignment: Assignment, kit_root: Path = KIT_ROOT) -> dict[
         "run_autograder": (TEMPLATES / "run_autograder").read_bytes(),
         "requirements.txt": (kit_root / "requirements.txt").read_bytes(),
     }
-    engine = Path(__file__).resolve().parent.parent  # the whole engine package
-    for path in sorted(engine.rglob("*")):
-        if path.is_file() and not ENGINE_EXCLUDE & set(path.parts) and path.suffix in (".py", ".sh", ".ini", ""):
-            files[f"autograder/{path.relative_to(engine).as_posix()}"] = path.read_bytes()
+    for rel in shipped_engine_files():
+        files[f"autograder/{rel}"] = (ENGINE / rel).read_bytes()
     for path in sorted(assignment.root.rglob("*")):
         rel = path.relative_to(assignment.root)
         if (

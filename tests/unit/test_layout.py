@@ -1,9 +1,15 @@
-"""The engine's shape, held: no function over 60 lines and no import circle between its modules.
+"""The engine's shape, held: no function over 60 lines, no import circle between its modules, and no
+grading module importing an instructor's tool (the zips ship the grading engine without them).
 
 The issue "One record per grading" asked for these; this test keeps them from drifting back."""
 
 import ast
+import sys
 from pathlib import Path
+
+from autograder import cli
+from autograder.config import INSTRUCTOR_ONLY
+from autograder.release.zips import shipped_engine_files
 
 ENGINE = Path(__file__).resolve().parents[2] / "autograder"
 LONGEST_FUNCTION = 60
@@ -66,3 +72,28 @@ def test_engine_modules_import_no_circle():
         if node not in seen:
             visit(node, [node])
     assert not circles, "import circles: " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def test_no_grading_module_imports_an_instructor_tool():
+    """Every import, at the top or inside a function, of every file autograder.zip ships stays within what it ships:
+    a grading that reached release/ or cohort/ would fail on Gradescope and PrairieLearn, nowhere else. The CLI
+    alone names those tools (for the commands a course's staff runs in the kit's checkout)."""
+    modules = _modules()
+    known = set(modules)
+    shipped = {".".join(("autograder", *Path(rel).with_suffix("").parts)) for rel in shipped_engine_files()}
+    assert "autograder.grading.grade" in shipped and "autograder.platforms.prairielearn" in shipped
+    assert not any(name.split(".")[1] in INSTRUCTOR_ONLY for name in shipped)
+    wrong = [
+        f"{name} imports {target}"
+        for name in sorted(shipped - {"autograder.cli"})
+        for target in sorted(_imports(name, modules[name], known))
+        if target.split(".")[1] in INSTRUCTOR_ONLY
+    ]
+    assert not wrong, "a grading would need an instructor's tool that the zips do not ship: " + "; ".join(wrong)
+
+
+def test_an_instructors_command_in_the_shipped_engine_says_where_to_run_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "autograder.release.snapshot", None)  # as in autograder.zip: not there
+    assert cli.main(["snapshot", "attention"]) == 2
+    err = capsys.readouterr().err
+    assert "`snapshot` is a course staff's command" in err and "run it in the kit's checkout" in err

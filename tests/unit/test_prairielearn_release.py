@@ -10,12 +10,12 @@ import pytest
 
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
 from autograder.course import PLATFORMS, load_course
-from autograder.platforms import prairielearn_sim
-from autograder.platforms.prairielearn_question import (
+from autograder.platforms.prairielearn import PL_MAX_TIMEOUT_S, grading_timeout
+from autograder.release import prairielearn_sim
+from autograder.release.markers import make_stub
+from autograder.release.prairielearn_question import (
     ENTRYPOINT,
     KIT_VENV,
-    PL_MAX_TIMEOUT_S,
-    grading_timeout,
     image_name,
     package_name,
     prairielearn_files,
@@ -23,7 +23,6 @@ from autograder.platforms.prairielearn_question import (
     torch_index_url,
     write_tree,
 )
-from autograder.release.markers import make_stub
 from autograder.release.proofs import Evidence, Report
 from autograder.release.student_folder import TEMPLATES
 from autograder.release.zips import autograder_files, torch_version
@@ -171,7 +170,7 @@ def _staged(tmp_path, name: str = "attention"):
 
 
 def _prove(assignment, staged) -> Report:
-    from autograder.platforms.prairielearn_proofs import prairielearn_question
+    from autograder.release.prairielearn_proofs import prairielearn_question
 
     report = Report(assignment.name)
     prairielearn_question(Evidence(assignment, staged=staged), report)

@@ -54,7 +54,7 @@ def test_a_failed_seed_is_reported_and_not_remembered(monkeypatch, tmp_path):
 
 
 def test_the_gradescope_run_is_remembered_for_the_same_zip_and_reference_only(monkeypatch, tmp_path):
-    from autograder.platforms import gradescope_sim
+    from autograder.release import gradescope_sim
 
     assignment = load_assignment("embeddings", KIT_ROOT)
     proven = zip_proofs.Proven(tmp_path / "cache", assignment, _fingerprint(assignment))

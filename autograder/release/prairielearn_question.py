@@ -16,24 +16,21 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
 import shlex
 import uuid
 from pathlib import Path
 
 from ..config import KIT_ROOT, STUDENT_USER, Assignment, ConfigError
-from ..release.student_folder import TEMPLATES
-from ..release.zips import ENGINE_EXCLUDE, autograder_files, torch_version
+from ..platforms.prairielearn import grading_timeout
+from .student_folder import TEMPLATES
+from .zips import ENGINE_EXCLUDE, autograder_files, torch_version
 
 PL_TEMPLATES = TEMPLATES / "prairielearn"
 IMAGE_REPOSITORY = "attention-kit/grader"  # the image is <this>:<torch version>, built from the Dockerfile
 KIT_VENV = "/opt/attention-kit/venv"  # where the Dockerfile installs the pinned packages
 ENTRYPOINT = "run_grader.sh"
 GRADESCOPE_ONLY = ("setup.sh", "run_autograder")  # autograder.zip's scripts, not in the PrairieLearn package
-PL_MAX_TIMEOUT_S = 600  # PrairieLearn refuses a longer externalGradingOptions.timeout
-LAST_RESORT_MARGIN_S = 90  # as Gradescope's entry point: the whole run's limit beyond run_timeout
-START_MARGIN_S = 30  # the container's start and the interpreter's, before grading starts
 
 
 def torch_index_url() -> str:
@@ -52,12 +49,6 @@ def package_name(assignment: Assignment) -> str:
 
 def image_name() -> str:
     return f"{IMAGE_REPOSITORY}:{torch_version()}"
-
-
-def grading_timeout(assignment: Assignment) -> int:
-    """info.json's ``timeout``: the run's limit, the last-resort margin and the start, capped at 600 s."""
-    wanted = assignment.run_timeout + LAST_RESORT_MARGIN_S + START_MARGIN_S
-    return min(PL_MAX_TIMEOUT_S, int(math.ceil(wanted)))
 
 
 def question_uuid(assignment: Assignment) -> str:

@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 from ..config import Assignment
-from ..release.proofs import Evidence, Report, proof
+from .proofs import Evidence, Report, proof
 
 PROVEN_KEY = "prairielearn"
 
@@ -36,7 +36,7 @@ def prairielearn_question(evidence: Evidence, report: Report) -> None:
     tree = evidence.staged / "prairielearn" if evidence.staged is not None else None
     if tree is None or not tree.is_dir():
         return  # the release does not build PrairieLearn
-    from ..release.zip_proofs import artefact_hash
+    from .zip_proofs import artefact_hash
 
     what = f"{PROVEN_KEY}-{artefact_hash(tree)}-{artefact_hash(evidence.staged / 'autograder.zip')}"
     if proven is not None and what in proven:
@@ -94,7 +94,7 @@ def differences_from_gradescope(tree: Path, assignment: Assignment, autograder_z
 def timeout_problem(tree: Path, assignment: Assignment) -> str:
     """Why info.json's external grading ``timeout`` is not the one the release computes for this assignment
     (empty when it is): a hand-edited or stale value would cut a whole grading the stub never reaches."""
-    from .prairielearn_question import grading_timeout
+    from ..platforms.prairielearn import grading_timeout
 
     try:
         info = json.loads((tree / "questions" / assignment.name / "info.json").read_text())
