@@ -325,6 +325,27 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return status
 
 
+# What a copy of the grading engine alone (autograder.zip, the PrairieLearn package) runs; the other commands
+# are a course staff's, and need the instructor's tools that the zips leave out (config.INSTRUCTOR_ONLY).
+GRADING_COMMANDS = ("grade", "gradescope", "prairielearn")
+ENGINE = Path(__file__).resolve().parent
+
+
+def _has_instructor_tools() -> bool:
+    """Whether this copy of the engine holds them (judged by its own folder: an editable install elsewhere
+    could otherwise lend a shipped copy the checkout's)."""
+    return all((ENGINE / name).is_dir() for name in INSTRUCTOR_ONLY if name != "templates")
+
+
+def _instructor_command(command: str) -> int:
+    print(
+        f"error: `{command}` is a course staff's command, and this copy of the engine is the grading engine alone "
+        "(autograder.zip and the PrairieLearn package ship no release or cohort tools); run it in the kit's checkout.",
+        file=sys.stderr,
+    )
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     from .checkout import switch_checkout
@@ -332,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     argv, status = switch_checkout(argv)  # the checkout this runs in, if another: its engine runs the command
     if status is not None:
         return status
+    if argv[:1] and argv[0] not in GRADING_COMMANDS and not argv[0].startswith("-") and not _has_instructor_tools():
+        return _instructor_command(argv[0])
     try:
         if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/release/bench.py)
             from .release.bench import main as bench_main
@@ -347,12 +370,6 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         if str(exc.name).split(".")[:2] not in (["autograder", name] for name in INSTRUCTOR_ONLY):
             raise
-        print(
-            f"error: `{(argv or ['?'])[0]}` is a course staff's command, and this copy of the engine is the grading "
-            "engine alone (autograder.zip and the PrairieLearn package ship no release or cohort tools); "
-            "run it in the kit's checkout.",
-            file=sys.stderr,
-        )
-        return 2
+        return _instructor_command((argv or ["?"])[0])
     except KeyboardInterrupt:
         return 130

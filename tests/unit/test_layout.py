@@ -97,3 +97,13 @@ def test_an_instructors_command_in_the_shipped_engine_says_where_to_run_it(monke
     assert cli.main(["snapshot", "attention"]) == 2
     err = capsys.readouterr().err
     assert "`snapshot` is a course staff's command" in err and "run it in the kit's checkout" in err
+
+
+def test_a_copy_without_the_instructors_tools_refuses_their_commands_and_still_grades(tmp_path, monkeypatch, capsys):
+    """A shipped copy run in the instructor's venv, where an editable install could lend it the checkout's
+    release/ (a mixed engine): the copy is judged by its own folder."""
+    monkeypatch.setattr(cli, "ENGINE", tmp_path)  # an engine folder without release/ and cohort/
+    assert cli.main(["release", "attention"]) == 2
+    assert "`release` is a course staff's command" in capsys.readouterr().err
+    assert cli.main(["grade", "attention", str(tmp_path / "nothing.py")]) == 2  # a grading command goes on
+    assert "does not exist" in capsys.readouterr().err
