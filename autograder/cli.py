@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .config import INSTRUCTOR_ONLY, KIT_ROOT, ConfigError, list_assignments, load_assignment
+from .config import ENGINE, INSTRUCTOR_ONLY, KIT_ROOT, ConfigError, list_assignments, load_assignment
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
@@ -42,7 +42,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def _cmd_grade_many(args: argparse.Namespace) -> int:
     import json
 
-    from .cohort.parallel import grade_many
+    from .grading.parallel import grade_many
 
     jobs = [(Path(job[0]), Path(job[1]), *job[2:]) for job in json.loads(Path(args.jobs_file).read_text())]
     grade_many(load_assignment(args.assignment), jobs)
@@ -328,13 +328,12 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 # What a copy of the grading engine alone (autograder.zip, the PrairieLearn package) runs; the other commands
 # are a course staff's, and need the instructor's tools that the zips leave out (config.INSTRUCTOR_ONLY).
 GRADING_COMMANDS = ("grade", "gradescope", "prairielearn")
-ENGINE = Path(__file__).resolve().parent
 
 
 def _has_instructor_tools() -> bool:
     """Whether this copy of the engine holds them (judged by its own folder: an editable install elsewhere
     could otherwise lend a shipped copy the checkout's)."""
-    return all((ENGINE / name).is_dir() for name in INSTRUCTOR_ONLY if name != "templates")
+    return all((ENGINE / name).is_dir() for name in INSTRUCTOR_ONLY)
 
 
 def _instructor_command(command: str) -> int:
@@ -367,9 +366,5 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except ModuleNotFoundError as exc:
-        if str(exc.name).split(".")[:2] not in (["autograder", name] for name in INSTRUCTOR_ONLY):
-            raise
-        return _instructor_command((argv or ["?"])[0])
     except KeyboardInterrupt:
         return 130

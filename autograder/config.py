@@ -16,7 +16,8 @@ if sys.version_info >= (3, 11):
 else:  # Gradescope's Ubuntu 22.04 image has Python 3.10
     import tomli as tomllib
 
-KIT_ROOT = Path(__file__).resolve().parent.parent
+ENGINE = Path(__file__).resolve().parent  # the autograder package
+KIT_ROOT = ENGINE.parent
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 

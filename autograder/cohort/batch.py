@@ -40,11 +40,11 @@ from datetime import datetime
 from pathlib import Path
 
 from ..config import KIT_ROOT, Assignment, ConfigError, load_assignment
+from ..grading.parallel import parallel_grade
 from .class_stats import annotate_regrade, class_mean, gradebook_entries, mark_superseded
 from .cohort import regrade_diff
 from .export import BatchError, _contains_file, _parse_time, check_duplicates, find_submissions, make_private
 from .gradebook import write_gradebooks, write_regrade_diff
-from .parallel import parallel_grade
 
 
 def resolve_deadline(assignment: Assignment, due: str | None, course_file: Path | None = None) -> tuple[datetime | None, str]:

@@ -71,7 +71,7 @@ REPLAYS_PER_SUBMISSION = {"call": 1500, "replay": 80, "again": 40}
 # keeps a raising training loop's diagnosis within a few times the reference's own grading (seq2seq: 16 s).
 DIAGNOSIS_SECONDS = 60.0  # CPU seconds for all the replays of one grading (at most a seventh of run_timeout)
 REPLAY_SECONDS = 40.0  # CPU seconds for one replay
-WALL_ALLOWANCE = 3.0  # wall time allowed per CPU second, where gradings share the machine (cohort.parallel.BATCH_RUN_WALL)
+WALL_ALLOWANCE = 3.0  # wall time allowed per CPU second, where gradings share the machine (parallel.BATCH_RUN_WALL)
 RUN_RESERVE = 0.1  # of run_timeout: no replay starts closer than this to the run's deadline
 LEAST_SECONDS = 0.05  # a replay that may not have this much (of either clock) does not start
 log = logging.getLogger("autograder.diagnosis.diagnoser")

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..catalogue import bugged_source, do_nothing_source, read_catalogue, submission_source
-from ..cohort.parallel import parallel_grade
-from ..config import KIT_ROOT, Assignment
+from ..config import ENGINE, KIT_ROOT, Assignment
+from ..grading.parallel import parallel_grade
 from .markers import make_stub
 
 # Gradings of catalogue entries, keyed on every input that can change a result (see _fingerprint).
@@ -38,7 +38,6 @@ DEFAULT_CACHE = KIT_ROOT / ".cache" / "selfcheck"
 # and corpus (each source graded is hashed with its own key in grade_sources, so editing one variant regrades
 # that variant alone). The mistakes stay in: the diagnosis replays them in every grading. course.toml is not
 # read by a grading. The proofs that run the built zips key on those zips' bytes (zip_proofs.Proven).
-ENGINE = Path(__file__).resolve().parent.parent  # the autograder package
 NOT_READ_BY_GRADING = ("release", "cohort", "platforms", "templates")
 NOT_GRADED = ("handout.md", "notebook.py", "variants", "corpus")
 

@@ -15,13 +15,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import KIT_ROOT, Assignment, ConfigError
+from ..config import ENGINE, KIT_ROOT, Assignment, ConfigError
 from .markers import MARKER, MarkerError, make_stub
 
 if TYPE_CHECKING:
     from ..course import CourseEntry
 
-ENGINE = Path(__file__).resolve().parent.parent  # the autograder package
 TEMPLATES = ENGINE / "templates"
 HINTS = re.compile(r"\n?<!-- BEGIN HINTS -->.*?<!-- END HINTS -->\n?", re.DOTALL)
 STUDENT_REQUIREMENTS = "requirements-student.txt"

@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import INSTRUCTOR_ONLY, KIT_ROOT, STUDENT_USER, Assignment, ConfigError
+from ..config import ENGINE, INSTRUCTOR_ONLY, KIT_ROOT, STUDENT_USER, Assignment, ConfigError
 from .student_folder import TEMPLATES, student_files
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ def torch_version() -> str:
 
 
 # -- the autograder ---------------------------------------------------------------
-ENGINE = Path(__file__).resolve().parent.parent
 
 
 def shipped_engine_files() -> list[str]:

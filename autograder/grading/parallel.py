@@ -3,7 +3,8 @@
 One job: split (upload, results[, options]) jobs over grader processes, each reserving its own
 worker user, and follow their progress through structured events on their stdout
 (:func:`progress_event`, :func:`parse_event`), never through their human output; :func:`grade_many` is
-such a process (the internal ``grade-many`` command), in the kit's checkout. ``grade-all``
+such a process (the internal ``grade-many`` command), in the kit's checkout. A catalogue grading runs
+through it, so it is part of what the release's cache key hashes (release/catalogue_grading.py). ``grade-all``
 and the release self-check grade through :func:`parallel_grade`.
 """
 
@@ -98,8 +99,8 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     Saves the grader's and the worker's start-up (importing torch) for every
     submission after the first; each submission still gets a fresh worker.
     """
-    from ..grading.grade import exit_on_terminate, grade_submission
     from ..sandbox import Zygote
+    from .grade import exit_on_terminate, grade_submission
 
     exit_on_terminate()
     zygote = Zygote(list(assignment.banned), trains=assignment.trains)
@@ -120,6 +121,8 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             )
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)
-        logging.getLogger("autograder.cohort.parallel").info("%d of %d workers forked from the template", zygote.forks, len(jobs))
+        logging.getLogger("autograder.grading.parallel").info(
+            "%d of %d workers forked from the template", zygote.forks, len(jobs)
+        )
     finally:
         zygote.close()
