@@ -13,11 +13,9 @@ ways (read here with ``ast``; nothing is run):
 * definitions after the declarations, appended to the (patched) reference, redefining what
   they change (short functions read better whole).
 
-``assignments/<a>/do_nothing.py`` is the submission that computes nothing (uniform weights, zero
-outputs, constant answers), appended to the reference; the self-check proves it earns no point.
-
 The grader's diagnosis and the release self-check both read entries here, so grading never
-imports release code.
+imports release code. The sources only the release grades (a corpus entry with its bug, the submission that
+computes nothing) are built in :mod:`autograder.release.catalogue_grading`.
 """
 
 from __future__ import annotations
@@ -136,23 +134,6 @@ def combined_source(assignment: Assignment, entries: list[CatalogueEntry]) -> st
     return source + "".join(f"\n\n# ---- {e.kind}: {e.name} ----\n" + e.code for e in entries)
 
 
-def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:
-    """A corpus entry with its one declared bug injected: the text must occur exactly once in the
-    code after the BUG declaration (the docstring and the declaration may quote it)."""
-    text = entry.path.read_text()
-    declared = [
-        n for n in ast.parse(text).body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") in ("BUG", "BUG_NAMES")
-    ]
-    lines = text.splitlines(keepends=True)
-    split = max(n.end_lineno for n in declared) if declared else 0
-    head, code = "".join(lines[:split]), "".join(lines[split:])
-    old, new = entry.bug
-    if code.count(old) != 1:
-        raise ConfigError(f"corpus {entry.name}: BUG text {old!r} must occur exactly once in its code (found {code.count(old)})")
-    code = code.replace(old, new, 1)
-    return assignment.solution.read_text() + f"\n\n# ---- corpus with a bug: {entry.name} ----\n" + head + code
-
-
 def _definitions(source: str) -> dict[str, str]:
     """The last definition of each top-level function and class, as a normalised AST dump."""
     found: dict[str, str] = {}
@@ -178,17 +159,6 @@ def _changed(reference: str, source: str) -> frozenset[str]:
 def changed_names(assignment: Assignment, entry: CatalogueEntry) -> set[str]:
     """The top-level functions and classes an entry changes (patched or redefined)."""
     return set(_changed(assignment.solution.read_text(), submission_source(assignment, entry)))
-
-
-DO_NOTHING = "do_nothing.py"
-
-
-def do_nothing_source(assignment: Assignment) -> str | None:
-    """The reference with every function redefined to compute nothing (None: the assignment has no do_nothing.py)."""
-    path = assignment.root / DO_NOTHING
-    if not path.is_file():
-        return None
-    return assignment.solution.read_text() + "\n\n" + path.read_text()
 
 
 def unwrap(text: str) -> str:

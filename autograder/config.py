@@ -208,11 +208,3 @@ def _expect_known_keys(path: Path, data: dict, schema: dict = SCHEMA, where: str
         inner = schema[key]
         if inner and isinstance(value, dict):
             _expect_known_keys(path, value, inner, f"{where}{key}.")
-
-
-def points_table(assignment: Assignment) -> str:
-    """The resolved points, per function then per test, as the release prints them."""
-    lines = [f"{assignment.name}: {assignment.total_points:g} points"]
-    for key, value in assignment.points.items():
-        lines.append(f"  {value:>6.2f}  {key}")
-    return "\n".join(lines)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 from conftest import ASSIGNMENTS, KIT
 
-from autograder.catalogue import bugged_source, read_catalogue
+from autograder.catalogue import read_catalogue
 from autograder.config import load_assignment
-from autograder.release.catalogue_grading import grade_sources
+from autograder.release.catalogue_grading import bugged_source, grade_sources
 
 pytestmark = pytest.mark.proof  # whole-suite gradings: `make proofs`
 

@@ -156,8 +156,8 @@ def _student_zip(out, name: str) -> dict[str, str]:
 @pytest.mark.parametrize("ships", ["off", "not yet", "shipped"])
 @pytest.mark.parametrize("hints", [False, True], ids=["hints-off", "hints-on"])
 def test_every_course_switch_combination_releases(tmp_path, capsys, hints, ships):
-    from autograder.course import load_course
     from autograder.release.build import main as release_main
+    from autograder.release.course import load_course
 
     course_file = tmp_path / "course.toml"
     course_file.write_text(_course_text(hints, ships != "off", datetime_due=hints))

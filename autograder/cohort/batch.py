@@ -38,6 +38,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..config import KIT_ROOT, Assignment, ConfigError, load_assignment
 from ..grading.parallel import parallel_grade
@@ -50,7 +51,7 @@ from .gradebook import write_gradebooks, write_regrade_diff
 def resolve_deadline(assignment: Assignment, due: str | None, course_file: Path | None = None) -> tuple[datetime | None, str]:
     """(deadline, which one is in force and where it comes from): ``--due`` overrides course.toml's
     (or ``course_file``'s) ``due`` for this assignment; ``--due none`` sets none. Raises BatchError on a bad ``--due``."""
-    from ..course import format_deadline, load_course
+    from ..release.course import format_deadline, load_course
 
     entry = load_course(KIT_ROOT, course_file).entry(assignment.name)
     course_text = f"course.toml's {entry.deadline_text()}" if entry.deadline else "course.toml gives none"
@@ -132,7 +133,7 @@ class Run:
 def _prepare(args: argparse.Namespace, assignment: Assignment) -> Run:
     """The deadline, the submissions, the earlier results to compare with and the term's rules (the
     kit's course.toml, or ``--course``'s). Raises BatchError (or ConfigError for the course file) with the reason."""
-    from ..course import load_course
+    from ..release.course import load_course
     from .late_policy import load_extensions, load_policy
     from .similarity import load_settings
 
@@ -306,3 +307,36 @@ def main(args: argparse.Namespace) -> int:
         + ", ".join(p.name for p in written)
     )
     return 0
+
+
+def add_command(sub: Any) -> None:
+    """``grade-all``'s options (the CLI adds the command in the kit's checkout)."""
+    p = sub.add_parser("grade-all", help="grade a folder of submissions (Gradescope export or plain)")
+    p.add_argument("assignment")
+    p.add_argument("folder")
+    p.add_argument("--out", required=True, help="folder for results/, report.html and the gradebooks")
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    p.add_argument("--jobs", type=int, default=0, help="parallel graders (default: the machine's cores)")
+    p.add_argument(
+        "--compare",
+        metavar="EARLIER_OUT",
+        help="an earlier --out folder: write regrade_diff.csv (every score that changed, and which tests) "
+        "and show it in report.html; may be --out itself with --force",
+    )
+    p.add_argument(
+        "--due",
+        help="due date and time (e.g. 2026-11-01T23:59-08:00): flags later submissions as late; overrides the "
+        "assignment's `due` in course.toml (the default); `--due none` flags nothing",
+    )
+    p.add_argument(
+        "--canvas-column",
+        default="",
+        help='the assignment column of canvas.csv, e.g. "Attention (12345)" to update an existing Canvas assignment '
+        "(default: the assignment's title, which Canvas imports as a new assignment)",
+    )
+    p.add_argument(
+        "--course",
+        metavar="COURSE_TOML",
+        help="the course file whose deadline, late policy, extensions and similarity settings apply (default: the kit's course.toml)",
+    )
+    p.set_defaults(func=main)

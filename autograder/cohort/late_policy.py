@@ -80,7 +80,7 @@ class LatePolicy:
 
 def load_policy(kit_root=KIT_ROOT, path=None) -> LatePolicy:
     """course.toml's ``[late]`` (or that of the course file ``path``), checked (unknown keys name the nearest valid one)."""
-    from ..course import read_table
+    from ..release.course import read_table
 
     table = read_table("late", LATE_KEYS, kit_root, path)
     grace, days = table.get("grace_minutes", 0), table.get("late_days", 0)
@@ -100,7 +100,7 @@ def load_policy(kit_root=KIT_ROOT, path=None) -> LatePolicy:
 def load_extensions(assignment: str, zone: str, kit_root=KIT_ROOT, path=None) -> dict[str, dt.datetime]:
     """``[extensions.<assignment>]``: {student id or email (lower case): their deadline}. A date means
     23:59:59 that day in the course's time zone, as a ``due`` does."""
-    from ..course import _deadline, read_table
+    from ..release.course import _deadline, read_table
 
     table = read_table("extensions", None, kit_root, path).get(assignment, {})
     if not isinstance(table, dict):
@@ -225,7 +225,7 @@ def cohort_outcomes(
 ) -> dict[str, LateOutcome]:
     """{student key: their outcome} for each gradebook entry (class_stats.gradebook_entries), ``spent``
     holding the late days each student used on the course's earlier assignments."""
-    from ..course import format_deadline
+    from ..release.course import format_deadline
     from .export import _parse_time
 
     outcomes = {}

@@ -58,7 +58,7 @@ class SimilaritySettings:
 
 def load_settings(kit_root: Path = KIT_ROOT, path: Path | None = None) -> SimilaritySettings:
     """``[similarity]`` of course.toml (or of the course file ``path``), checked (a threshold in [0, 1], a top count of 0 or more)."""
-    from ..course import read_table
+    from ..release.course import read_table
 
     table = read_table("similarity", SETTINGS_KEYS, kit_root, path)
     threshold, top = table.get("threshold", DEFAULT_THRESHOLD), table.get("top", DEFAULT_TOP)

@@ -274,23 +274,3 @@ def _finish(results_path: Path | None, record: GradingRecord, reserve: Path | No
     if results_path is not None:
         write_results(results_path, document)
     return Grade(document, record.config_errors, record)
-
-
-def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict[int, list[str]]:
-    """Run the suites against the reference in this process (no worker: it is our own code)
-    under each seed; return the failing tests per seed. The flake check behind `make test`."""
-    from .local import local_student
-
-    failures: dict[int, list[str]] = {}
-    sys.path.insert(0, str(assignment.tests_dir))
-    try:
-        for seed in seeds:
-            student = local_student(assignment.module, assignment.solution, assignment.helpers)
-            plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"), seed_base=seed)
-            forget_test_modules(assignment)
-            pytest.main(pytest_args(assignment), plugins=[plugin])
-            bad = [f"{r.name}: {r.message[:200]}" for r in plugin.results.values() if r.status != "passed"]
-            failures[seed] = bad + plugin.config_errors
-    finally:
-        sys.path.remove(str(assignment.tests_dir))
-    return failures

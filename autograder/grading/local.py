@@ -5,7 +5,7 @@ results copied as the wire copies them (a function that writes into its inputs d
 test's), the module's own objects (a model, a cache) behind a proxy, each call a numbered step of
 the test (``checks.checkpoint``), and an exception reported as a Feedback, as the seam reports
 the student's. Used to run a test again on a catalogued mistake (``replay.py``) and to run the
-suites on the reference (``grade.reference_failures_by_seed``, ``bench``).
+suites on the reference (``release.determinism.reference_failures_by_seed``, ``bench``).
 """
 
 from __future__ import annotations

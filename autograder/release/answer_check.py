@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..config import KIT_ROOT, list_assignments, load_assignment
-from ..course import Course, CourseEntry, load_course
+from .course import Course, CourseEntry, load_course
 from .markers import marked_regions
 
 WINDOW = 3  # consecutive statements compared as one run (catches a body copied with a line added)

@@ -29,7 +29,7 @@ from .student_folder import write_student_template
 from .zips import build_zips, student_files_from_zip
 
 if TYPE_CHECKING:
-    from ..course import Course
+    from .course import Course
 
 
 def main(
@@ -53,8 +53,8 @@ def main(
     run) overlap with the gradings of the other. student_template/ is regenerated only from the
     kit's own course.toml (another ``course_file`` builds dist/ alone).
     """
-    from ..course import COURSE_FILE, load_course
     from .answer_check import course_findings
+    from .course import COURSE_FILE, load_course
 
     if not names:
         print("error: no assignments found under assignments/", file=sys.stderr)
@@ -188,7 +188,7 @@ def _release_one(
     refused, the self-check's problems). ``course``: the course it was built from (the self-check
     judges student.zip by the same hints and ships; its ``platforms`` say which zips are written);
     ``jobs``: the grader processes its gradings use (0: one per core)."""
-    from ..course import load_course
+    from .course import load_course
 
     course = course or load_course()
     from .catalogue_grading import DEFAULT_CACHE

@@ -12,6 +12,7 @@ what a change can affect. ``make mutants`` and ``make determinism`` grade throug
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.metadata
 import json
@@ -21,8 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..catalogue import bugged_source, do_nothing_source, read_catalogue, submission_source
-from ..config import ENGINE, KIT_ROOT, Assignment
+from ..catalogue import CatalogueEntry, read_catalogue, submission_source
+from ..config import ENGINE, KIT_ROOT, Assignment, ConfigError
 from ..grading.parallel import parallel_grade
 from .markers import make_stub
 
@@ -40,6 +41,36 @@ DEFAULT_CACHE = KIT_ROOT / ".cache" / "selfcheck"
 # read by a grading. The proofs that run the built zips key on those zips' bytes (zip_proofs.Proven).
 NOT_READ_BY_GRADING = ("release", "cohort", "platforms", "templates")
 NOT_GRADED = ("handout.md", "notebook.py", "variants", "corpus")
+
+
+# assignments/<a>/do_nothing.py: the submission that computes nothing (uniform weights, zero outputs, constant
+# answers), appended to the reference; the self-check proves it earns no point.
+DO_NOTHING = "do_nothing.py"
+
+
+def do_nothing_source(assignment: Assignment) -> str | None:
+    """The reference with every function redefined to compute nothing (None: the assignment has no do_nothing.py)."""
+    path = assignment.root / DO_NOTHING
+    if not path.is_file():
+        return None
+    return assignment.solution.read_text() + "\n\n" + path.read_text()
+
+
+def bugged_source(assignment: Assignment, entry: CatalogueEntry) -> str:
+    """A corpus entry with its one declared bug injected: the text must occur exactly once in the
+    code after the BUG declaration (the docstring and the declaration may quote it)."""
+    text = entry.path.read_text()
+    declared = [
+        n for n in ast.parse(text).body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") in ("BUG", "BUG_NAMES")
+    ]
+    lines = text.splitlines(keepends=True)
+    split = max(n.end_lineno for n in declared) if declared else 0
+    head, code = "".join(lines[:split]), "".join(lines[split:])
+    old, new = entry.bug
+    if code.count(old) != 1:
+        raise ConfigError(f"corpus {entry.name}: BUG text {old!r} must occur exactly once in its code (found {code.count(old)})")
+    code = code.replace(old, new, 1)
+    return assignment.solution.read_text() + f"\n\n# ---- corpus with a bug: {entry.name} ----\n" + head + code
 
 
 def _hash_tree(h: Any, root: Path, skip: tuple[str, ...] = ()) -> None:

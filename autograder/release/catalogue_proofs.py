@@ -9,7 +9,7 @@ writes into README.md.
 
 from __future__ import annotations
 
-from ..catalogue import DO_NOTHING
+from .catalogue_grading import DO_NOTHING
 from .caught_by import lost_by_test as _lost_by_test
 from .caught_by import named as _named
 from .caught_by import where

@@ -12,6 +12,9 @@ the points of every test, the total, the mistakes named and every test's outcome
 * ``unpinned``: the same with the pin switched off (``KIT_UNPINNED_NUMERICS=1``), two torch
   threads in the grader, and yet another hash seed: the tests themselves must not sit on a knife
   edge (a threshold compared exactly, a NaN sorted). A difference here names the grading to look at.
+
+``python -m autograder seeds <assignment>`` (``make flakes``, :func:`reference_failures_by_seed`) is the
+other side: the reference under many input seeds must pass every test.
 """
 
 from __future__ import annotations
@@ -99,3 +102,27 @@ def main(names: list[str], which: list[str]) -> int:
             failed |= bool(found)
         print(f"[{name}] {time.monotonic() - started:.0f} s", file=sys.stderr)
     return 1 if failed else 0
+
+
+def reference_failures_by_seed(assignment: Assignment, seeds: list[int]) -> dict[int, list[str]]:
+    """Run the suites against the reference in this process (no worker: it is our own code)
+    under each seed; return the failing tests per seed. The flake check (``seeds``, ``make flakes``)."""
+    import pytest
+
+    from ..grading.grade import forget_test_modules, pytest_args
+    from ..grading.local import local_student
+    from ..grading.scoring import ScoringPlugin
+
+    failures: dict[int, list[str]] = {}
+    sys.path.insert(0, str(assignment.tests_dir))
+    try:
+        for seed in seeds:
+            student = local_student(assignment.module, assignment.solution, assignment.helpers)
+            plugin = ScoringPlugin(assignment, student, run_deadline=float("inf"), seed_base=seed)
+            forget_test_modules(assignment)
+            pytest.main(pytest_args(assignment), plugins=[plugin])
+            bad = [f"{r.name}: {r.message[:200]}" for r in plugin.results.values() if r.status != "passed"]
+            failures[seed] = bad + plugin.config_errors
+    finally:
+        sys.path.remove(str(assignment.tests_dir))
+    return failures

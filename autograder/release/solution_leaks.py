@@ -18,7 +18,7 @@ from ..config import Assignment
 from .markers import BEGIN, END, _enclosing_names
 
 if TYPE_CHECKING:
-    from ..course import CourseEntry
+    from .course import CourseEntry
 
 HINT_SECTION = re.compile(r"<!-- BEGIN HINTS -->(.*?)<!-- END HINTS -->", re.DOTALL)
 DISTINCTIVE = 25  # a reference line longer than this (stripped) is the reference's own, not a common idiom

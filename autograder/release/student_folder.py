@@ -19,7 +19,7 @@ from ..config import ENGINE, KIT_ROOT, Assignment, ConfigError
 from .markers import MARKER, MarkerError, make_stub
 
 if TYPE_CHECKING:
-    from ..course import CourseEntry
+    from .course import CourseEntry
 
 TEMPLATES = ENGINE / "templates"
 HINTS = re.compile(r"\n?<!-- BEGIN HINTS -->.*?<!-- END HINTS -->\n?", re.DOTALL)
@@ -131,10 +131,10 @@ def student_files(
     except MarkerError as exc:
         raise ConfigError(str(exc)) from None
     if entry is None:
-        from ..course import load_course
+        from .course import load_course
 
         entry = load_course(_kit_root(assignment)).entry(assignment.name)
-    from ..course import dates_line
+    from .course import dates_line
 
     hints = entry.hints if hints is None else hints
     stub = ship_reference(stub, solution, shipped)

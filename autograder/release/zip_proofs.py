@@ -90,7 +90,7 @@ def no_solution_code(evidence: Evidence, report: Report) -> None:
     # ships and in the functions it ships (solution_leaks.solution_code_check); the message says what was found
     entry = evidence.entry
     if entry is None:
-        from ..course import load_course
+        from .course import load_course
 
         entry = load_course().entry(assignment.name)
     leaks = solution_code_check(assignment, student_files_from_zip(path.read_bytes()), entry)

@@ -21,7 +21,7 @@ from ..config import ENGINE, INSTRUCTOR_ONLY, KIT_ROOT, STUDENT_USER, Assignment
 from .student_folder import TEMPLATES, student_files
 
 if TYPE_CHECKING:
-    from ..course import CourseEntry
+    from .course import CourseEntry
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 ENGINE_EXCLUDE = {"__pycache__"}

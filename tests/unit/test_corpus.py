@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from autograder.catalogue import bugged_source, read_catalogue, submission_source
+from autograder.catalogue import read_catalogue, submission_source
 from autograder.config import list_assignments, load_assignment
+from autograder.release.catalogue_grading import bugged_source
 
 KIT = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
-from autograder.course import CourseEntry, Shipment, load_course
 from autograder.release.answer_check import answer_findings, course_findings, reference_answers
+from autograder.release.course import CourseEntry, Shipment, load_course
 from autograder.release.student_folder import ship_reference, student_files
 
 KIT = KIT_ROOT

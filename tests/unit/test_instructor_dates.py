@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
-from autograder.course import CourseEntry, dates_line, format_deadline, load_course
+from autograder.release.course import CourseEntry, dates_line, format_deadline, load_course
 from autograder.release.student_folder import student_files
 
 UTC = dt.timezone.utc

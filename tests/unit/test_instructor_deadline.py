@@ -11,7 +11,7 @@ from autograder.cohort import batch
 from autograder.cohort.batch import resolve_deadline
 from autograder.cohort.export import BatchError
 from autograder.config import KIT_ROOT, load_assignment
-from autograder.course import CourseEntry, load_course
+from autograder.release.course import CourseEntry, load_course
 
 UTC = dt.timezone.utc
 
@@ -27,7 +27,7 @@ def test_grade_all_uses_the_course_deadline_unless_due_overrides_it(monkeypatch)
     assert resolve_deadline(attention, "none") == (None, f"no deadline (--due none; course.toml's {entry.deadline_text()})")
     with pytest.raises(BatchError, match="not a date and time"):
         resolve_deadline(attention, "next friday")
-    monkeypatch.setattr("autograder.course.load_course", lambda *a, **k: _undated())
+    monkeypatch.setattr("autograder.release.course.load_course", lambda *a, **k: _undated())
     assert resolve_deadline(attention, None) == (None, "no deadline (course.toml gives none for attention; --due sets one)")
 
 
@@ -39,6 +39,6 @@ def test_the_deadline_in_force_flags_late_submissions():
 
 
 def _undated():
-    from autograder.course import Course
+    from autograder.release.course import Course
 
     return Course("c", (CourseEntry("attention"),))

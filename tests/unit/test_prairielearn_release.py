@@ -9,9 +9,9 @@ import uuid
 import pytest
 
 from autograder.config import KIT_ROOT, ConfigError, list_assignments, load_assignment
-from autograder.course import PLATFORMS, load_course
 from autograder.platforms.prairielearn import PL_MAX_TIMEOUT_S, grading_timeout
 from autograder.release import prairielearn_sim
+from autograder.release.course import PLATFORMS, load_course
 from autograder.release.markers import make_stub
 from autograder.release.prairielearn_question import (
     ENTRYPOINT,

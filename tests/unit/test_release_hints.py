@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.config import KIT_ROOT, list_assignments, load_assignment
-from autograder.course import CourseEntry, Shipment, load_course
 from autograder.release.build import _summary
+from autograder.release.course import CourseEntry, Shipment, load_course
 from autograder.release.solution_leaks import HINT_RUN, solution_code_check, solution_lines
 from autograder.release.student_folder import handout_text, student_files
 

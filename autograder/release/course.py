@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import KIT_ROOT, ConfigError, list_assignments, nearest_key, read_toml
+from ..config import KIT_ROOT, ConfigError, list_assignments, nearest_key, read_toml
 
 COURSE_FILE = "course.toml"
 DEFAULT_TIMEZONE = "UTC"  # course.toml's `timezone`: where a `due` date's end of day falls
