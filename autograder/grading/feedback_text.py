@@ -85,6 +85,8 @@ def feedback_texts(record: GradingRecord) -> list[str]:
     """Each test's feedback, in the record's order: its message, its diagnosis and what it printed, each
     bounded (``text_limits.cut``) so the whole stays within ``OUTPUT_LIMIT_TOTAL``.
 
+    What is cut first is what the student printed, then the check's own words (down to a third of the test's
+    share): the diagnosis, the sentence that names the student's mistake, is read whole wherever it fits.
     A mistake's explanation repeated from an earlier test becomes a pointer to that test, only where the
     student can read the earlier one whole and at least as soon (a visible test never points into a hidden one).
     """
@@ -94,25 +96,29 @@ def feedback_texts(record: GradingRecord) -> list[str]:
     texts = []
     for t in record.tests:
         seen_here = OPEN.get(t.visibility, 3)
-        message = message_text(t, record.named)
-        head = [message] if message else []
         diagnosis = diagnosis_text(t, record.named)
-        if diagnosis and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
-            if diagnosis in first and first[diagnosis][1] >= seen_here:
-                head.append(SAME_AS.format(name=first[diagnosis][0], s="s" if t.diagnosis == "together" else ""))
-            else:
-                head.append(diagnosis)
-                if len("\n\n".join(head)) <= limit:  # pointed back to only where it is read whole
-                    first[diagnosis] = (t.name, seen_here)
+        pointed = diagnosis in first and first[diagnosis][1] >= seen_here and len(diagnosis) >= MIN_REPEATED
+        middle = []
+        if diagnosis and t.diagnosis in ("named", "together") and pointed:
+            middle.append(SAME_AS.format(name=first[diagnosis][0], s="s" if t.diagnosis == "together" else ""))
         elif diagnosis:
-            head.append(diagnosis)
+            middle.append(diagnosis)
         others = suspects(t, failing) if t.diagnosis not in ("named", "together") else []
         if others:
             one = len(others) == 1
-            head.append(ALSO_RUNS.format(names=_names(others), s="s" if one else "", own="its" if one else "their"))
+            middle.append(ALSO_RUNS.format(names=_names(others), s="s" if one else "", own="its" if one else "their"))
+        message = message_text(t, record.named)
+        if message and middle:  # the check's words give way to the diagnosis, down to a third of the share
+            message = cut(message, max(limit // 3, limit - len("\n\n".join(middle)) - 2))
+        head = [message] if message else []
+        head += middle
         if t.printed.strip():
             head.append(PRINTED + t.printed)
-        texts.append(cut("\n\n".join(head), limit))
+        text = cut("\n\n".join(head), limit)
+        if diagnosis in middle and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
+            if f"\n\n{diagnosis}" in text or text.startswith(diagnosis):  # pointed back to only where it is read whole
+                first[diagnosis] = (t.name, seen_here)
+        texts.append(text)
     return texts
 
 

@@ -104,9 +104,17 @@ def test_only_explanations_are_pointed_to_and_only_where_they_can_be_read_whole(
         t.diagnosis = "none"
     texts = feedback_texts(GradingRecord(tests=unmatched))
     assert all(NO_MATCH in text and "same likely mistake" not in text for text in texts)
-    cut = [_test("f: long", 0, 1, "visible", "x" * 5000, ["m"]), _test("f: next", 0, 1, "visible", "short", ["m"])]
+    # a check's long words give way to the diagnosis, which is read whole: the next test points to it
+    words = " ".join(f"value{i}" for i in range(1000))
+    cut = [_test("f: long", 0, 1, "visible", words, ["m"]), _test("f: next", 0, 1, "visible", "short", ["m"])]
     texts = feedback_texts(GradingRecord(tests=cut, named={"m": LONG}))
-    assert LONG.explanation.strip() in texts[1]  # the first one's copy was cut away: no pointer into it
+    assert texts[0].startswith("value0 value1") and "more characters cut" in texts[0] and len(texts[0]) <= 4000
+    assert texts[0].endswith("Likely mistake: The same mistake. " + LONG.explanation.strip())
+    assert texts[1] == "short\n\n(The same likely mistake as in “f: long” above, explained there.)"
+    # an explanation too long to be read whole is never pointed to: each test shows what fits of it
+    longer = NamedMistake(title="The same mistake", explanation=words)
+    texts = feedback_texts(GradingRecord(tests=cut, named={"m": longer}))
+    assert all("same likely mistake" not in text and "Likely mistake: The same mistake. value0" in text for text in texts)
 
 
 def test_feedback_wording_of_checks():
