@@ -15,7 +15,6 @@ CAUGHT_BY = [
     "hidden/test_mha_grad.py::test_gradients_match_torch",
     "hidden/test_mha_params.py::test_init_value_error",
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
-    "hidden/test_order.py::test_positions_break_equivariance",
 ]
 PATCH = [('class MultiHeadAttention(nn.Module):\n', 'class MultiHeadAttention(nn.MultiheadAttention):\n'),
  ('super().__init__()\n'

@@ -182,13 +182,19 @@ def test_top_p_exact_threshold(student, case):
     want = torch.zeros(2, V, dtype=torch.float64)
     want[:, :n_kept] = 1.0 / n_kept
     got = _kept_sorted(probs) if tuple(probs.shape) == (2, V) else probs
+    hint = (f"Here the sorted probabilities are exact binary fractions and the mass of the first {n_kept} tokens is "
+            f"exactly top_p={kwargs['top_p']}: keep a token when the mass of the tokens BEFORE it is below top_p "
+            f"(strictly), so exactly {n_kept} tokens stay, each 1/{n_kept}. `before <= top_p` (or a cumulative mass "
+            "`> top_p` shifted right by one, as in the classic top_k_top_p_filtering) keeps one token too many.")
+    most = int(got[:, 0].max()) if got is not probs else 0                     # the most tokens a row kept
+    if "top_k" in kwargs and most > kwargs["top_k"]:                            # more than top-k can leave: not top-p's
+        hint = (f"{most} tokens kept after top_k={kwargs['top_k']}: top-k runs before top-p and keeps exactly k "
+                f"tokens even when all {V} are tied (which ones is unspecified); `logits >= kth_largest` keeps every "
+                "tied token. Select k indices (torch.topk, or a sort, and keep the first k).")
     expect_close(
         got, _kept_sorted(want), f"{what}: [number of tokens kept, then the probabilities in decreasing order] per row",
         atol=1e-12,  # float64 round-off of 1 / n_kept
-        hint=f"Here the sorted probabilities are exact binary fractions and the mass of the first {n_kept} tokens is "
-        f"exactly top_p={kwargs['top_p']}: keep a token when the mass of the tokens BEFORE it is below top_p "
-        f"(strictly), so exactly {n_kept} tokens stay, each 1/{n_kept}. `before <= top_p` (or a cumulative mass "
-        "`> top_p` shifted right by one, as in the classic top_k_top_p_filtering) keeps one token too many.",
+        hint=hint,
     )
 
 
