@@ -332,3 +332,81 @@ def test_what_others_keep_on_the_shared_disks_stops_no_student(namespaces, tmp_p
         document = json.loads((out / "results" / f"{sid}.json").read_text())
         text = document["output"] + " ".join(t["output"] for t in document["tests"])
         assert document["score"] == 100 and "to disk" not in text, f"{sid}: {document['score']}: {text[:1500]}"
+
+
+def race_builder_source(folder: str) -> str:
+    """Submission A: a folder any user may write in, holding ``dK/S1`` with 30,000 files, for the clean-up to
+    spend time in; then it waits for its accomplice."""
+    return f"""
+import os, time
+def _build():
+    os.umask(0)
+    os.makedirs("{folder}/dK/S1", mode=0o777)
+    for i in range(30000):
+        open(f"{folder}/dK/S1/f{{i}}", "w").close()
+    open("{folder}/built", "w").close()
+    for _ in range(600):
+        if os.path.exists("{folder}/ready"):
+            return
+        time.sleep(0.1)
+try:
+    _build()
+except OSError:
+    pass
+"""
+
+
+def race_swapper_source(folder: str, target: str) -> str:
+    """Submission B, graded at the same time under another user: once A's clean-up starts emptying ``S1``,
+    it moves ``dK`` away and puts a link to ``target`` in its place."""
+    return f"""
+import os, time
+def _swap():
+    for _ in range(1200):
+        if os.path.exists("{folder}/built"):
+            break
+        time.sleep(0.05)
+    else:
+        return
+    first = os.stat("{folder}/dK/S1").st_mtime_ns
+    open("{folder}/ready", "w").close()
+    end = time.time() + 100
+    while time.time() < end:
+        try:
+            if os.stat("{folder}/dK/S1").st_mtime_ns != first:
+                os.rename("{folder}/dK", "{folder}/moved")
+                os.symlink("{target}", "{folder}/dK")
+                return
+        except OSError:
+            return
+        time.sleep(0.0005)
+_swap()
+"""
+
+
+def test_two_students_cannot_steer_the_clean_up_into_a_folder_of_roots(tmp_path):
+    """The red team's race (2026-12-05), where namespaces are refused: A leaves a folder any user may write in,
+    B (graded at the same time, another worker user) swaps one of its folders for a link to a folder of root's
+    while A's clean-up empties it. The clean-up walked by path and followed the link, as root: the folder of
+    root's was emptied on the first try (it could have been grade-all's results or the hidden tests). It now
+    reaches every entry through its folder's descriptor and never opens a link."""
+    target = tmp_path / "roots_folder"
+    target.mkdir(mode=0o700)
+    for i in range(3):
+        (target / f"important{i}.txt").write_text("a classmate's results")
+    (target / "sub").mkdir()
+    folder = f"/tmp/kit-race-{os.getpid()}"
+    export, out = tmp_path / "export", tmp_path / "graded"
+    for sid, source in (
+        ("a_builder", STUB + race_builder_source(folder)),
+        ("b_swapper", REFERENCE + race_swapper_source(folder, str(target))),
+    ):
+        (export / sid).mkdir(parents=True)
+        (export / sid / "attention.py").write_text(source)
+    try:
+        grade_all(export, out, namespaces=False, jobs=2)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert sorted(p.name for p in target.iterdir()) == ["important0.txt", "important1.txt", "important2.txt", "sub"]
+    assert json.loads((out / "results" / "b_swapper.json").read_text())["score"] == 100
+    assert json.loads((out / "results" / "a_builder.json").read_text())["score"] == 0

@@ -280,8 +280,9 @@ class _Budget:
         return self.entries >= 0 and time.monotonic() < self.until
 
 
-def _listing(folder: str):
-    """(entry, its lstat) for each entry of ``folder``, read lazily (a huge folder is never held whole)."""
+def _listing(folder: str | int):
+    """(entry, its lstat) for each entry of ``folder`` (a path, or an open folder's descriptor), read lazily (a
+    huge folder is never held whole)."""
     try:
         listing = os.scandir(folder)
     except OSError:
@@ -302,6 +303,29 @@ def _world_writable_dir(info: os.stat_result) -> bool:
     return stat.S_ISDIR(info.st_mode) and bool(info.st_mode & 0o002)
 
 
+# The clean-up reaches every entry through the descriptor of the folder that holds it, and opens a folder only
+# as that folder (O_NOFOLLOW, and the same inode as listed): a path is never resolved again. Run as root beside
+# other students' live workers, a clean-up that walked by path was led by a link, swapped in for a folder it
+# had listed (a folder of the student's that another student may write in), into a folder of root's, and
+# emptied it (the red team's race, tests/test_attacks_processes.py).
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+MAX_OPEN_FOLDERS = 64  # deeper folders are moved up to the tree's top and removed from there
+
+
+def _open_folder(name: str, info: os.stat_result | None, dir_fd: int) -> int | None:
+    """A descriptor of the folder ``name`` in ``dir_fd``, never through a link, and the one listed as ``info``
+    (when given); None if it is not."""
+    try:
+        fd = os.open(name, _FOLDER, dir_fd=dir_fd)
+    except OSError:
+        return None
+    found = os.fstat(fd)
+    if info is not None and (found.st_dev, found.st_ino) != (info.st_dev, info.st_ino):
+        os.close(fd)
+        return None
+    return fd
+
+
 def remove_user_files(uid: int, max_entries: int = 250_000, seconds: float = 10.0) -> int:
     """Delete what ``uid`` left in the world-writable folders (root only). Returns the entries removed
     at the top of a folder (a folder of the student's counts once, with what is inside).
@@ -316,60 +340,103 @@ def remove_user_files(uid: int, max_entries: int = 250_000, seconds: float = 10.
     removed = 0
     for top in world_writable_folders():
         budget = _Budget(max_entries, seconds)
-        pending = [top]
-        while pending and budget.take():
-            for entry, info in _listing(pending.pop()):
-                if not budget.take():
-                    break
-                if info.st_uid == uid:
-                    removed += _remove_entry(entry.path, info, budget)
-                elif _world_writable_dir(info):
-                    pending.append(entry.path)
+        try:  # a fixed folder of the system's (it may be a link, as /var/lock is), beneath it no link is followed
+            fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            removed += _sweep(fd, uid, budget, depth=1)
+        finally:
+            os.close(fd)
         if budget.entries < 0 or time.monotonic() >= budget.until:
             log.warning("clean-up of %s stopped at its budget: some files of uid %d are left for the next one", top, uid)
     return removed
 
 
-def _remove_entry(path: str, info: os.stat_result, budget: _Budget) -> int:
+def _sweep(fd: int, uid: int, budget: _Budget, depth: int) -> int:
+    """Remove the entries of ``uid`` in the open folder ``fd``; look into the world-writable folders of others."""
+    removed = 0
+    for entry, info in _listing(fd):
+        if not budget.take():
+            break
+        if info.st_uid == uid:
+            removed += _remove_entry(fd, entry.name, info, budget)
+        elif _world_writable_dir(info) and depth < MAX_OPEN_FOLDERS:
+            inner = _open_folder(entry.name, info, fd)
+            if inner is not None:
+                try:
+                    removed += _sweep(inner, uid, budget, depth + 1)
+                finally:
+                    os.close(inner)
+    return removed
+
+
+def _remove_entry(dir_fd: int, name: str, info: os.stat_result, budget: _Budget) -> int:
     if stat.S_ISDIR(info.st_mode):
-        return int(_remove_tree(path, budget))
+        return int(_remove_tree(dir_fd, name, budget, info))
     try:
-        os.unlink(path)
+        os.unlink(name, dir_fd=dir_fd)
     except OSError:
         return 0
     return 1
 
 
-def _remove_tree(top: str, budget: _Budget) -> bool:
-    """Remove the folder ``top`` with everything inside, one entry at a time against ``budget``; True
-    when it is gone. One folder is open at a time, however deep the tree; what cannot be removed is
+def _remove_tree(dir_fd: int, name: str, budget: _Budget, info: os.stat_result | None = None) -> bool:
+    """Remove the folder ``name`` of the open folder ``dir_fd`` with everything inside, one entry at a time
+    against ``budget``; True when it is gone. At most ``MAX_OPEN_FOLDERS`` folders are open, however deep the
+    tree (a deeper folder is moved up to the tree's top, and emptied from there); what cannot be removed is
     skipped, never tried forever."""
-    stack, stuck = [top], set()
-    while stack:
-        folder, inner = stack[-1], None
-        for entry, info in _listing(folder):
-            if not budget.take():
-                return False
-            if stat.S_ISDIR(info.st_mode):
-                if entry.path not in stuck:
-                    inner = entry.path
-                    break
-                continue
-            try:
-                os.unlink(entry.path)
-            except OSError:
-                pass
-        if inner is not None:
-            stack.append(inner)
-            continue
-        stack.pop()
+    top = _open_folder(name, info, dir_fd)
+    if top is None:
+        return False
+    try:
+        while budget.take():  # again while a pass removes something: the folders it moved up
+            left, removed = _empty(top, top, budget, depth=1)
+            if not left or not removed:
+                break
+    finally:
+        os.close(top)
+    try:
+        os.rmdir(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return True
+
+
+def _empty(fd: int, top: int, budget: _Budget, depth: int) -> tuple[bool, int]:
+    """Empty the open folder ``fd`` of the tree ``top``: (whether something is left, how many entries went)."""
+    left, removed = False, 0
+    for entry, info in _listing(fd):
+        if not budget.take():
+            return True, removed
         try:
-            os.rmdir(folder)
+            if not stat.S_ISDIR(info.st_mode):
+                os.unlink(entry.name, dir_fd=fd)
+            elif depth >= MAX_OPEN_FOLDERS:  # moved up, by names in open folders only
+                os.rename(entry.name, f".kit-up-{info.st_ino}", src_dir_fd=fd, dst_dir_fd=top)
+                left = True
+            else:
+                inner = _open_folder(entry.name, info, fd)
+                if inner is None:
+                    left = True
+                    continue
+                try:
+                    inner_left, inner_removed = _empty(inner, top, budget, depth + 1)
+                finally:
+                    os.close(inner)
+                removed += inner_removed
+                if inner_left:
+                    left = True
+                    continue
+                os.rmdir(entry.name, dir_fd=fd)
+            removed += 1
         except FileNotFoundError:
             pass
         except OSError:
-            stuck.add(folder)
-    return top not in stuck
+            left = True
+    return left, removed
 
 
 def _xattr_bytes(path: str) -> int:

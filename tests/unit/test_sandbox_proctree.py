@@ -266,9 +266,45 @@ def test_a_budget_stops_the_clean_up_inside_a_folder(tmp_path):
     (tree / "a" / "b").mkdir(parents=True)
     for i in range(50):
         (tree / "a" / "b" / str(i)).touch()
-    assert not proctree._remove_tree(str(tree), proctree._Budget(10, 60))
-    assert len(list((tree / "a" / "b").iterdir())) == 42, "stopped inside the folder, at its budget (2 folders, 8 files)"
-    assert proctree._remove_tree(str(tree), proctree._Budget(1000, 60)) and not tree.exists()
+    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert not proctree._remove_tree(parent, "t", proctree._Budget(10, 60))
+        left = len(list((tree / "a" / "b").iterdir()))
+        assert left == 43, f"stopped inside the folder, at its budget (a pass, 2 folders, 7 files): {left} left"
+        assert proctree._remove_tree(parent, "t", proctree._Budget(1000, 60)) and not tree.exists()
+    finally:
+        os.close(parent)
+
+
+def test_the_clean_up_never_follows_a_link_and_empties_trees_deeper_than_its_open_folders(tmp_path):
+    """The red team's race, in its end state: a folder of the tree replaced by a link to a folder of root's. The
+    clean-up opens every folder as itself (no link followed, the inode it listed), so the target keeps its files;
+    and a chain of folders deeper than the folders it keeps open is moved up and removed whole."""
+    target = tmp_path / "root_folder"
+    target.mkdir()
+    (target / "keep").write_text("a classmate's results")
+    tree = tmp_path / "t"
+    (tree / "dK").mkdir(parents=True)
+    (tree / "link").symlink_to(target, target_is_directory=True)
+    deep = tree / "dK"
+    for _ in range(proctree.MAX_OPEN_FOLDERS * 3):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    (deep / "f").touch()
+    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        info = os.stat("t", dir_fd=parent, follow_symlinks=False)
+        assert proctree._remove_tree(parent, "t", proctree._Budget(10_000, 60), info) and not tree.exists()
+        # a folder swapped since it was listed is not opened: another inode under the listed name
+        (tmp_path / "t").mkdir()
+        listed = os.stat(target)
+        assert not proctree._remove_tree(parent, "t", proctree._Budget(100, 60), listed) and (tmp_path / "t").exists()
+        os.rmdir(tmp_path / "t")
+        (tmp_path / "t").symlink_to(target, target_is_directory=True)
+        assert not proctree._remove_tree(parent, "t", proctree._Budget(100, 60))
+    finally:
+        os.close(parent)
+    assert (target / "keep").read_text() == "a classmate's results"
 
 
 @needs_ghosts
