@@ -296,6 +296,11 @@ def _notebook_as_module(notebook: Path, filename: str, workdir: Path, notes: lis
         extracted = notebook_module(raw, notebook.name, Path(filename).stem)
     except NotebookProblem as exc:
         raise SubmissionProblem(str(exc)) from None
+    except (RecursionError, MemoryError):  # JSON or code nested deeper than a reader can follow
+        raise SubmissionProblem(
+            f"{notebook.name} nests too deeply for the grader to read (brackets or an expression nested thousands "
+            f"of levels): upload {filename}, your code as a .py file (in Jupyter: File > Download as > Python)."
+        ) from None
     folder = Path(tempfile.mkdtemp(dir=workdir, prefix="notebook-"))
     target = folder / filename
     target.write_text(extracted.source, encoding="utf-8")

@@ -128,3 +128,16 @@ def test_a_broken_notebook_is_a_clear_problem(tmp_path):
     (tmp_path / "attention.ipynb").write_text('{"cells": [}')
     with pytest.raises(SubmissionProblem, match="attention.ipynb is not a readable notebook .*upload attention.py"):
         find_submission_file(tmp_path / "attention.ipynb", "attention.py", tmp_path / "work", UnpackBudget())
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"[" * 200_000 + b"]" * 200_000, notebook("X = " + "-" * 100_000 + "1"), notebook("X = " + " + ".join(["1"] * 5_000))],
+    ids=["brackets", "unary-chain", "binary-chain"],
+)
+def test_a_notebook_nested_too_deeply_is_a_clear_problem_not_an_internal_error(tmp_path, raw):
+    """The red team's notebooks (2026-12-05): the grader's JSON reader or its code rewriting recursed past
+    Python's limit, and the grading ended as "the grader hit an internal error (RecursionError)"."""
+    (tmp_path / "attention.ipynb").write_bytes(raw)
+    with pytest.raises(SubmissionProblem, match="attention.ipynb nests too deeply for the grader to read .*upload attention.py"):
+        find_submission_file(tmp_path / "attention.ipynb", "attention.py", tmp_path / "work", UnpackBudget())

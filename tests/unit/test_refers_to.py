@@ -41,3 +41,13 @@ def test_a_file_that_does_not_parse_refers_to_nothing():
 
 def test_recursion_ends():
     assert refers_to("def f(n):\n    return g(n)\n\ndef g(n):\n    return f(n - 1) if n else 0\n")["f"] == {"g"}
+
+
+def test_an_expression_nested_past_the_recursion_limit_is_read():
+    """The red team's file (2026-12-05): a correct solution with ``_y = 1 + 1 + ...`` (600 terms), which Python
+    imports, crashed the grader's scan (a recursive walk): 0 points and "internal error (RecursionError)"."""
+    from autograder.banned import scan_source
+
+    deep = SOURCE + "\n_y = " + " + ".join(["1"] * 900) + "\n\ndef sneaky(x):\n    return x.softmax(-1)\n"
+    assert scan_source(deep, ["torch.softmax"]) == {"sneaky": {"torch.softmax": (26, "x.softmax")}}
+    assert refers_to(deep)["alias"] >= {"attention"}

@@ -43,36 +43,43 @@ class _Symbol:
     refers_to: set[str] = field(default_factory=set)  # other module-level symbols it names
 
 
-class _Collector(ast.NodeVisitor):
+class _Collector:
+    """The banned names and module-level symbols one statement uses. Walked with a list, not recursion: a
+    correct file may hold an expression nested deeper than Python's recursion limit (600 terms of ``1 + 1``)."""
+
     def __init__(self, keys: dict[str, str], symbol: _Symbol) -> None:
         self.keys = keys  # key -> dotted banned name
         self.symbol = symbol
 
+    def visit(self, root: ast.AST) -> None:
+        pending = [root]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.Attribute):
+                if node.attr in self.keys and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                    self._use(node.attr, node)
+            elif isinstance(node, ast.ImportFrom):
+                if (node.module or "").split(".")[0] == "torch":
+                    for alias in node.names:
+                        if alias.name in self.keys:
+                            self._use(alias.name, node)
+            elif isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2:
+                    name = node.args[1]
+                    if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value in self.keys:
+                        self._use(name.value, node)
+            elif isinstance(node, ast.Name):
+                self.symbol.refers_to.add(node.id)
+            pending.extend(reversed(list(ast.iter_child_nodes(node))))
+
     def _use(self, key: str, node: ast.AST) -> None:
-        written = ast.unparse(node) if isinstance(node, ast.Attribute) else key
+        written = key
+        if isinstance(node, ast.Attribute):
+            try:
+                written = ast.unparse(node)
+            except RecursionError:  # an attribute of a deeply nested expression: its name is enough
+                written = f"....{node.attr}"
         self.symbol.uses.setdefault(key, (getattr(node, "lineno", 0), written[:60]))
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in self.keys and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
-            self._use(node.attr, node)
-        self.generic_visit(node)
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if (node.module or "").split(".")[0] == "torch":
-            for alias in node.names:
-                if alias.name in self.keys:
-                    self._use(alias.name, node)
-        self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2:
-            name = node.args[1]
-            if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value in self.keys:
-                self._use(name.value, node)
-        self.generic_visit(node)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        self.symbol.refers_to.add(node.id)
 
 
 def _bound_names(node: ast.stmt) -> list[str]:
@@ -107,7 +114,7 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
         return {}
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python cannot compile it either
         return {}
     symbols: dict[str, _Symbol] = {}
     loose = _Symbol()
@@ -151,7 +158,7 @@ def refers_to(source: str) -> dict[str, set[str]]:
     the file's functions a call runs, without running it. A file that does not parse gives {}."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python cannot compile it either
         return {}
     direct: dict[str, set[str]] = {}
     for node in tree.body:
