@@ -15,6 +15,11 @@ entry point too:
   A ValueError subclass with another name is a ValueError: it scores what the reference scores.
 * ``forged-no-grad`` (transformer): no torch.no_grad() in train and generate, and the probe model's
   log of torch.is_grad_enabled() rewritten to say it was off. Baseline: the same without the rewrite.
+* ``stub-value-error`` (multihead, decoding): the stub, raising ValueError instead of NotImplementedError in
+  every function: the tests that only asked for a ValueError paid it (6 and 3 points, the red team's,
+  2026-12-05). ``stub-forged-worker``: the stub, with the worker's own code that describes an exception
+  patched to call every exception a ValueError (what the worker says of an exception is the student's word).
+  Baseline: the stub, which earns nothing.
 """
 
 from __future__ import annotations
@@ -157,6 +162,31 @@ def train(model, *args, **kwargs):
 """
 
 
+# Appended to a stub: the worker's code that describes the student's exceptions, found in sys.modules and
+# patched to call every exception a ValueError.
+_FORGE_WORKER = """
+
+import sys as _kit_sys
+
+for _kit_module in list(_kit_sys.modules.values()):
+    if hasattr(_kit_module, "exception_classes") and hasattr(_kit_module, "describe_exception"):
+        _kit_module.exception_classes = lambda cls: ["builtins.ValueError", "builtins.Exception", "builtins.BaseException"]
+        _kit_describe = _kit_module.describe_exception
+
+        def _kit_as_value_error(exc, *args, _kit_describe=_kit_describe):
+            described = _kit_describe(exc, *args)
+            described["type"] = "ValueError"
+            return described
+
+        _kit_module.describe_exception = _kit_as_value_error
+"""
+
+
+def _stub(assignment: str) -> str:
+    module = load_assignment(assignment, KIT).module
+    return (KIT / "student_template" / assignment / f"{module}.py").read_text()
+
+
 def _without_no_grad(forge: bool) -> str:
     source = reference_source("transformer")
     assert source.count("with torch.no_grad():") >= 2
@@ -171,6 +201,12 @@ def _cases() -> dict[str, dict[str, str]]:
     cases["multihead"]["forged-raise-baseline"] = _forged_raises("plain")
     cases["transformer"]["forged-no-grad"] = _without_no_grad(forge=True)
     cases["transformer"]["forged-no-grad-baseline"] = _without_no_grad(forge=False)
+    for assignment in ("multihead", "decoding"):
+        stub = _stub(assignment)
+        assert "raise NotImplementedError" in stub
+        cases[assignment]["stub-value-error"] = stub.replace("raise NotImplementedError", "raise ValueError")
+        cases[assignment]["stub-forged-worker"] = stub + _FORGE_WORKER
+        cases[assignment]["stub"] = stub
     return cases
 
 
@@ -179,6 +215,8 @@ BASELINE = {
     "forged-raise-message": "forged-raise-baseline",
     "forged-raise-qualname": "forged-raise-baseline",
     "forged-no-grad": "forged-no-grad-baseline",
+    "stub-value-error": "stub",
+    "stub-forged-worker": "stub",
 }
 
 
@@ -194,6 +232,8 @@ def check_attacks(documents: dict[str, dict], where: str) -> None:
         got, base = _scores(documents[attack]), _scores(documents[baseline])
         gained = {name: (got[name], base.get(name)) for name in got if got[name] > base.get(name, 0) + 1e-9}
         assert not gained, f"{where}: {attack} earns points its baseline does not: {gained}"
+    if "stub" in documents:
+        assert documents["stub"]["score"] == 0, _lost(documents["stub"])
     if "forged-raise-subclass" in documents:  # a ValueError subclass is a ValueError
         assert documents["forged-raise-subclass"]["score"] == 100, _lost(documents["forged-raise-subclass"])
     if "bool" in documents:

@@ -62,7 +62,7 @@ INVALID = {
 @pytest.mark.grades("next_token_probs")
 @pytest.mark.parametrize("case", list(INVALID), ids=list(INVALID))
 def test_invalid_arguments_raise(student, gen, case):
-    """next_token_probs: ValueError for a negative temperature, top_k < 1, top_p outside (0, 1]"""
+    """next_token_probs: ValueError for a negative temperature, top_k < 1, top_p outside (0, 1] (and none for valid ones)"""
     logits = distinct_logits(2, 5, gen)
     kwargs = INVALID[case]
     for fn in ("next_token_probs", "sample_next"):
@@ -70,6 +70,8 @@ def test_invalid_arguments_raise(student, gen, case):
             lambda fn=fn: getattr(student, fn)(logits, **kwargs), (ValueError,),
             f"{fn}(logits (2, 5), {_args(kwargs)})",
         )
+    # a valid call next to it returns: ValueError on every call would otherwise pass (a stub that raises it earns nothing)
+    student.next_token_probs(logits, temperature=0.5, top_k=2, top_p=0.9)
 
 
 @pytest.mark.grades("next_token_probs")

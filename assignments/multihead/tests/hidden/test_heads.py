@@ -53,8 +53,10 @@ def test_merge_heads_inverse(student, gen, B, T, d, h):
 
 @pytest.mark.grades("split_heads")
 def test_split_heads_value_error(student, gen):
-    """split_heads: ValueError when d is not divisible by n_heads"""
+    """split_heads: ValueError when d is not divisible by n_heads (and none when it is)"""
     x = torch.randn(2, 3, 10, generator=gen)
     expect_raises(lambda: student.split_heads(x, 4), (ValueError,), "split_heads(x of shape (2, 3, 10), n_heads=4)")
     x = torch.randn(1, 2, 6, generator=gen)
     expect_raises(lambda: student.split_heads(x, 4), (ValueError,), "split_heads(x of shape (1, 2, 6), n_heads=4)")
+    # a valid call next to it returns: ValueError on every call would otherwise pass (a stub that raises it earns nothing)
+    student.split_heads(torch.randn(1, 2, 8, generator=gen), 4)

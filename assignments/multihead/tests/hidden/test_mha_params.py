@@ -61,6 +61,8 @@ def test_parameter_count(student, h):
 
 
 def test_init_value_error(student):
-    """MultiHeadAttention: ValueError when d_model is not divisible by n_heads"""
+    """MultiHeadAttention: ValueError when d_model is not divisible by n_heads (and none when it is)"""
     expect_raises(lambda: student.MultiHeadAttention(10, 4), (ValueError,), "MultiHeadAttention(10, 4)")
     expect_raises(lambda: student.MultiHeadAttention(6, 4, bias=False), (ValueError,), "MultiHeadAttention(6, 4, bias=False)")
+    # a valid call next to it returns: ValueError on every call would otherwise pass (a stub that raises it earns nothing)
+    student.MultiHeadAttention(8, 4, bias=False)

@@ -60,6 +60,8 @@ def test_rows_distinct(student):
 
 
 def test_odd_d_model_raises(student):
-    """sinusoidal_positions: ValueError for an odd d_model"""
+    """sinusoidal_positions: ValueError for an odd d_model (and none for an even one)"""
     for d in (7, 1):
         expect_raises(lambda d=d: student.sinusoidal_positions(10, d), (ValueError,), f"sinusoidal_positions(10, {d})")
+    # a valid call next to it returns: ValueError on every call would otherwise pass (a stub that raises it earns nothing)
+    student.sinusoidal_positions(10, 8)
