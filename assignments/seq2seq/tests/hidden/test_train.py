@@ -48,7 +48,7 @@ def test_train_copy_follows_reference(student, reference, seed, which):
         f"{type(got).__name__}{f' of length {len(got)}' if isinstance(got, (list, tuple)) else ''}.",
     )
     got = [float(x) for x in got]
-    if abs(got[0] - want[0]) > 1e-9:
+    if abs(got[0] - want[0]) > 2e-7:  # the losses' tolerance (below)
         hint = (
             "Even the first loss differs, and before any update it depends only on the batch, the model's forward "
             "and the loss: the mean cross-entropy of model(src, tgt_in) (full teacher forcing: the decoder is fed "
@@ -63,6 +63,10 @@ def test_train_copy_follows_reference(student, reference, seed, which):
             "step of torch.optim.Adam(model.parameters(), lr=lr) created ONCE before the loop; and the batches "
             "must come from one generator created once (a fresh generator each step repeats the same batch)."
         )
+    if which == "AttnSeq2Seq":
+        hint += (" This case trains your own AttnSeq2Seq: a float32 tensor or constant in its forward (a zeros "
+                 "buffer for the outputs, say) also shows here, as a drift that grows step by step. The CopyProbe "
+                 "case (the kit's own model) checks train_copy alone.")
     # 2e-7: float64 model and data. The same loop differs from the reference by ~1e-15 per step, but
     # the contract allows clipping by hand, g * max_norm / ||g||, without clip_grad_norm_'s 1e-6 on
     # the norm: measured over 12 seeds x both models, its losses differ by up to 1.7e-8 (its weights
