@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {grade,gradescope,prairielearn,grade-all,release,...}``.
+"""Command line: ``python -m autograder <command>`` (``grade``, ``gradescope``, ``prairielearn``; a staff's in the kit).
 
 One job: parse the command and run it. The grading commands are here; a course staff's commands (``grade-all``:
 :mod:`.cohort.batch`; ``release``, its proofs and measures, authoring: :mod:`.release.commands`) are added from
@@ -68,7 +68,8 @@ def _cmd_prairielearn(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
-        description=(__doc__ or "").splitlines()[0],
+        description="Grade a submission, or on Gradescope or PrairieLearn; in the kit's checkout, a course staff's "
+        "commands too (grade-all, release and its proofs and measures, new, rename-test).",
         epilog="python -m autograder bench [--help] measures grading time and memory (its own options).",
     )
     parser.add_argument(
@@ -96,10 +97,11 @@ def _grading_commands(sub: Any) -> None:
     p.add_argument("--no-diagnosis", action="store_true", help="skip naming catalogued mistakes")
     p.set_defaults(func=_cmd_grade)
 
-    p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
-    p.add_argument("assignment")
-    p.add_argument("jobs_file")
-    p.set_defaults(func=_cmd_grade_many)
+    if _has_instructor_tools():  # run by grade-all and the release only (a copy of the engine alone refuses it)
+        p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
+        p.add_argument("assignment")
+        p.add_argument("jobs_file")
+        p.set_defaults(func=_cmd_grade_many)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
