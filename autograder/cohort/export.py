@@ -46,17 +46,40 @@ def _read_export_metadata(folder: Path) -> dict:
 
     path = folder / "submission_metadata.yml"
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except (yaml.YAMLError, OSError) as exc:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
         raise BatchError(f"{path} is not readable YAML ({exc}); re-download the Gradescope export.") from None
     if not isinstance(data, dict):
         raise BatchError(f"{path} does not look like a Gradescope export's metadata")
+    for key, info in data.items():  # each key names a folder beside the metadata, its results file and its pages
+        if not isinstance(key, str) or not _FOLDER_NAME.fullmatch(key) or key in (".", ".."):
+            raise BatchError(
+                f"{path}: {key!r} is not the name of a submission's folder (Gradescope's are submission_<number>); "
+                "re-download the export, or grade a plain folder of files instead."
+            )
+        submitters = info.get(":submitters", info.get("submitters")) if isinstance(info, dict) else None
+        if (info is not None and not isinstance(info, dict)) or not isinstance(submitters, (list, type(None))):
+            raise BatchError(
+                f"{path}: the entry of {key} is not an export's (a table with a list of :submitters); re-download the export."
+            )
     return data
 
 
-def _field(d: dict, key: str) -> str:
-    value = d.get(f":{key}", d.get(key, ""))
-    return "" if value is None else str(value)
+# A submission's id: a name of a folder beside the metadata, never a path. Gradescope's are submission_<number>.
+_FOLDER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]*")
+
+
+def _text(value: object) -> str:
+    """A field of the metadata as text a file, a terminal and a spreadsheet can hold: control characters and lone
+    surrogates (a name typed with them) become U+FFFD."""
+    text = "" if value is None else str(value)
+    return "".join("\ufffd" if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) < 0xE000 else c for c in text)
+
+
+def _field(d: object, key: str) -> str:
+    if not isinstance(d, dict):
+        return ""
+    return _text(d.get(f":{key}", d.get(key, "")))
 
 
 def find_submissions(folder: Path) -> list[Submission]:
@@ -69,23 +92,40 @@ def find_submissions(folder: Path) -> list[Submission]:
         subs = []
         for key, info in sorted(meta.items()):
             info = info if isinstance(info, dict) else {}
-            submitters = info.get(":submitters") or info.get("submitters") or [{}]
+            submitters = [p for p in info.get(":submitters") or info.get("submitters") or [{}] if isinstance(p, dict)]
             names = ", ".join(_field(s, "name") for s in submitters if _field(s, "name"))
             subs.append(
                 Submission(
-                    sid=str(key),
-                    path=folder / str(key),
+                    sid=key,
+                    path=folder / key,
                     name=names,
                     student_id=";".join(_field(s, "sid") for s in submitters if _field(s, "sid")),
                     email=";".join(_field(s, "email") for s in submitters if _field(s, "email")),
                     created_at=_field(info, "created_at"),
-                    submitters=[{k: _field(p, k) for k in ("name", "sid", "email")} for p in submitters if isinstance(p, dict)],
-                    notes=[] if (folder / str(key)).exists() else ["listed in submission_metadata.yml but its folder is missing"],
+                    submitters=[{k: _field(p, k) for k in ("name", "sid", "email")} for p in submitters],
+                    notes=[] if (folder / key).exists() else ["listed in submission_metadata.yml but its folder is missing"],
                 )
             )
         return subs
     subs = [Submission(sid=p.stem if p.is_file() else p.name, path=p) for p in entries if p.is_dir() or p.is_file()]
-    return [s for s in subs if s.path.name != "submission_metadata.yml"]
+    subs = [s for s in subs if s.path.name != "submission_metadata.yml"]
+    unreadable = [s.path.name for s in subs if _text(s.sid) != s.sid]
+    if unreadable:  # its name reaches file names, pages, gradebooks and the terminal
+        raise BatchError(
+            f"{folder}: {len(unreadable)} entr{'y has' if len(unreadable) == 1 else 'ies have'} a name with control "
+            f"characters or bytes that are not UTF-8 ({_text(unreadable[0])!r}...); rename them and run again."
+        )
+    by_id: dict[str, list[str]] = {}
+    for s in subs:
+        by_id.setdefault(s.sid, []).append(s.path.name)
+    clashes = {sid: names for sid, names in by_id.items() if len(names) > 1}
+    if clashes:  # one results file per id: two entries of one id would overwrite each other's grade
+        said = "; ".join(f"{', '.join(names)} (all '{sid}')" for sid, names in sorted(clashes.items()))
+        raise BatchError(
+            f"{folder}: entries with the same student name would share one grade: {said}. Keep one entry per "
+            "student (or rename one) and run again."
+        )
+    return subs
 
 
 def _reachable_by_others(path: Path) -> bool:
@@ -151,7 +191,7 @@ def check_duplicates(subs: list[Submission]) -> list[str]:
             for s in subs:
                 if s.sid in sids:
                     s.duplicates[ident] = [x for x in sids if x != s.sid]
-            warnings.append(f"{ident} appears in {len(set(sids))} submissions: {', '.join(sorted(set(sids)))}")
+            warnings.append(f"{_text(ident)} appears in {len(set(sids))} submissions: {_text(', '.join(sorted(set(sids))))}")
     return warnings
 
 

@@ -43,6 +43,13 @@ def safe_cell(value):
     return value
 
 
+def read_cell(value: str) -> str:
+    """A cell as written before :func:`safe_cell` quoted it (the kit reads its own files back: the late-day ledger)."""
+    if value.startswith("'") and value[1:].startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value[1:]):
+        return value[1:]
+    return value
+
+
 def write_csv(path: Path, header: list[str], rows: list[list]) -> None:
     """UTF-8 with a BOM (so Excel shows accented names right), CRLF line ends as RFC 4180 says;
     every cell, the header's too, through :func:`safe_cell`."""

@@ -27,8 +27,11 @@ def read_ledger(path: Path) -> list[dict]:
     """The ledger's rows ([] when there is none yet)."""
     if not path.is_file():
         return []
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return [row for row in csv.DictReader(f) if row.get("student") and row.get("assignment")]
+    from .gradebook import read_cell
+
+    with open(path, newline="", encoding="utf-8-sig") as f:  # cells as written (a key "-eve" is stored "'-eve")
+        rows = [{k: read_cell(v) if isinstance(v, str) else v for k, v in row.items()} for row in csv.DictReader(f)]
+    return [row for row in rows if row.get("student") and row.get("assignment")]
 
 
 def _days(row: dict) -> int:

@@ -187,3 +187,14 @@ def test_each_row_of_the_dashboard_shows_only_the_rules_it_set():
     assert "on time" in rows["g"] and "10 % off" not in rows["g"]
     assert "<b>81.00</b> (−9.00) 2 days late" in rows["f2"] and "on time" not in rows["f2"]
     assert "mean 80.5 over 2 students" in html_text, "the mean is over the totals after the policy"
+
+
+def test_a_key_the_ledger_quotes_against_spreadsheets_is_read_back_as_itself(tmp_path):
+    """The red team's (2026-12-05): a student key starting with -, =, + or @ is written "'-eve" (no spreadsheet
+    runs it) and was read back with the quote, so that student never spent a late day."""
+    path = tmp_path / "ledger.csv"
+    used = {"-eve@x.edu": (2, "s1"), "=mallory@x.edu": (1, "s2"), "alice@x.edu": (1, "s3"), "-3": (1, "s4")}
+    record(path, "embeddings", used, budget=5)
+    assert "'-eve@x.edu" in path.read_text(encoding="utf-8-sig")  # still quoted in the file
+    spent = spent_before(read_ledger(path), "attention", ["embeddings", "attention"])
+    assert spent == {"-eve@x.edu": 2, "=mallory@x.edu": 1, "alice@x.edu": 1, "-3": 1}

@@ -1,0 +1,77 @@
+"""Reading the class's folder for grade-all (``cohort/export.py``): what a tampered or odd export or plain folder
+cannot do (the red team's, 2026-12-05). No grading."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.cohort.export import BatchError, check_duplicates, find_submissions
+
+
+def _export(folder, text: str, names=("submission_1",)):
+    folder.mkdir()
+    for name in names:
+        (folder / name).mkdir()
+    (folder / "submission_metadata.yml").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["../../../../tmp/elsewhere", "/tmp/victim/keep", "..", "a/b", "7", "true"],
+    ids=["parent", "absolute", "dots", "slash", "number", "bool"],
+)
+def test_a_metadata_key_that_is_not_a_folder_name_is_refused(tmp_path, key):
+    """A key was a path: a folder outside the export was graded, and its results written outside --out."""
+    folder = _export(tmp_path / "export", f"submission_1:\n  :submitters: []\n{key}:\n  :submitters: []\n")
+    with pytest.raises(BatchError, match="is not the name of a submission's folder"):
+        find_submissions(folder)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "submission_1: just text\n",
+        "submission_1:\n  :submitters: a string\n",
+        "submission_1:\n  :submitters: {name: x}\n",
+    ],
+)
+def test_a_malformed_entry_is_a_clear_error(tmp_path, text):
+    with pytest.raises(BatchError, match="is not an export's"):
+        find_submissions(_export(tmp_path / "export", text))
+
+
+def test_odd_submitters_and_bytes_are_read_or_refused_with_a_message(tmp_path):
+    folder = _export(tmp_path / "export", "submission_1:\n  :submitters:\n  - just a string\n  - null\n  - :name: Ann\n")
+    (sub,) = find_submissions(folder)
+    assert sub.name == "Ann" and sub.submitters == [{"name": "Ann", "sid": "", "email": ""}]
+    bad = tmp_path / "bytes"
+    bad.mkdir()
+    (bad / "submission_metadata.yml").write_bytes(b"submission_1:\n  :submitters:\n  - :name: \xff\xfe\n")
+    with pytest.raises(BatchError, match="is not readable YAML"):
+        find_submissions(bad)
+
+
+def test_control_characters_and_lone_surrogates_in_names_never_reach_a_file_or_the_terminal(tmp_path):
+    """An email with "\\x1b[2J" cleared the staff's terminal (the duplicate warning); a name with a lone surrogate
+    stopped grade-all half-way through writing gradebook.csv."""
+    text = (
+        'submission_1:\n  :submitters:\n  - :name: "Bo\\ud800b"\n    :email: "x\\e[2J@x.edu"\n'
+        'submission_2:\n  :submitters:\n  - :name: Bob\n    :email: "x\\e[2J@x.edu"\n'
+    )
+    subs = find_submissions(_export(tmp_path / "export", text, ("submission_1", "submission_2")))
+    assert subs[0].name == "Bo\ufffdb" and subs[0].email == "x\ufffd[2J@x.edu"
+    (warning,) = check_duplicates(subs)
+    assert "\x1b" not in warning and "appears in 2 submissions" in warning
+    "".join(s.name + s.email for s in subs).encode("utf-8")  # writable as UTF-8
+
+
+def test_two_entries_of_one_student_in_a_plain_folder_are_refused_not_merged(tmp_path):
+    """alice.py and alice.zip both became 'alice': one grade overwrote the other, silently."""
+    (tmp_path / "plain").mkdir()
+    for name in ("alice.py", "alice.zip", "bob.py"):
+        (tmp_path / "plain" / name).write_text("x = 1\n")
+    with pytest.raises(BatchError, match=r"alice.py, alice.zip \(all 'alice'\)"):
+        find_submissions(tmp_path / "plain")
+    (tmp_path / "plain" / "alice.zip").unlink()
+    assert [s.sid for s in find_submissions(tmp_path / "plain")] == ["alice", "bob"]
