@@ -57,12 +57,16 @@ def _read_export_metadata(folder: Path) -> dict:
                 f"{path}: {key!r} is not the name of a submission's folder (Gradescope's are submission_<number>); "
                 "re-download the export, or grade a plain folder of files instead."
             )
-        submitters = info.get(":submitters", info.get("submitters")) if isinstance(info, dict) else None
+        submitters = _submitters(info) if isinstance(info, dict) else None
         if (info is not None and not isinstance(info, dict)) or not isinstance(submitters, (list, type(None))):
             raise BatchError(
                 f"{path}: the entry of {key} is not an export's (a table with a list of :submitters); re-download the export."
             )
     return data
+
+
+def _submitters(info: dict) -> object:
+    return info.get(":submitters") or info.get("submitters")
 
 
 # A submission's id: a name of a folder beside the metadata, never a path. Gradescope's are submission_<number>.
@@ -73,7 +77,13 @@ def _text(value: object) -> str:
     """A field of the metadata as text a file, a terminal and a spreadsheet can hold: control characters and lone
     surrogates (a name typed with them) become U+FFFD."""
     text = "" if value is None else str(value)
-    return "".join("\ufffd" if ord(c) < 32 or 127 <= ord(c) < 160 or 0xD800 <= ord(c) < 0xE000 else c for c in text)
+    return "".join("\ufffd" if _unsafe(ord(c)) else c for c in text)
+
+
+def _unsafe(code: int) -> bool:
+    """Control characters, lone surrogates, and the marks that reorder or break what follows (U+202A-U+202E,
+    U+2066-U+2069, U+2028, U+2029)."""
+    return code < 32 or 127 <= code < 160 or 0xD800 <= code < 0xE000 or 0x2028 <= code <= 0x202E or 0x2066 <= code <= 0x2069
 
 
 def _field(d: object, key: str) -> str:
@@ -90,9 +100,12 @@ def find_submissions(folder: Path) -> list[Submission]:
     if (folder / "submission_metadata.yml").is_file():
         meta = _read_export_metadata(folder)
         subs = []
+        linked = [key for key in meta if (folder / key).is_symlink()]
+        if linked:  # an export's folders are folders: a link would grade (and copy into a worker) what it points to
+            raise BatchError(f"{folder}: {linked[0]} is a link, not a submission's folder; re-download the export.")
         for key, info in sorted(meta.items()):
             info = info if isinstance(info, dict) else {}
-            submitters = [p for p in info.get(":submitters") or info.get("submitters") or [{}] if isinstance(p, dict)]
+            submitters = [p for p in _submitters(info) or [{}] if isinstance(p, dict)]
             names = ", ".join(_field(s, "name") for s in submitters if _field(s, "name"))
             subs.append(
                 Submission(

@@ -309,7 +309,10 @@ def _world_writable_dir(info: os.stat_result) -> bool:
 # had listed (a folder of the student's that another student may write in), into a folder of root's, and
 # emptied it (the red team's race, tests/test_attacks_processes.py).
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-MAX_OPEN_FOLDERS = 64  # deeper folders are moved up to the tree's top and removed from there
+# Folders open at once along one path (each holds two descriptors while it is listed: ~260 at most, sweep and tree).
+# A student's tree deeper than this is moved up to its top and removed from there; other users' world-writable
+# folders deeper than this are not looked into (logged).
+MAX_OPEN_FOLDERS = 64
 
 
 def _open_folder(name: str, info: os.stat_result | None, dir_fd: int) -> int | None:
@@ -319,8 +322,11 @@ def _open_folder(name: str, info: os.stat_result | None, dir_fd: int) -> int | N
         fd = os.open(name, _FOLDER, dir_fd=dir_fd)
     except OSError:
         return None
-    found = os.fstat(fd)
-    if info is not None and (found.st_dev, found.st_ino) != (info.st_dev, info.st_ino):
+    try:
+        found = os.fstat(fd)
+    except OSError:
+        found = None
+    if found is None or (info is not None and (found.st_dev, found.st_ino) != (info.st_dev, info.st_ino)):
         os.close(fd)
         return None
     return fd
@@ -361,7 +367,9 @@ def _sweep(fd: int, uid: int, budget: _Budget, depth: int) -> int:
             break
         if info.st_uid == uid:
             removed += _remove_entry(fd, entry.name, info, budget)
-        elif _world_writable_dir(info) and depth < MAX_OPEN_FOLDERS:
+        elif _world_writable_dir(info) and depth >= MAX_OPEN_FOLDERS:
+            log.warning("clean-up: world-writable folders nested over %d deep: files of uid %d in them are left", depth, uid)
+        elif _world_writable_dir(info):
             inner = _open_folder(entry.name, info, fd)
             if inner is not None:
                 try:

@@ -34,6 +34,7 @@ def test_a_metadata_key_that_is_not_a_folder_name_is_refused(tmp_path, key):
         "submission_1: just text\n",
         "submission_1:\n  :submitters: a string\n",
         "submission_1:\n  :submitters: {name: x}\n",
+        "submission_1:\n  :submitters: null\n  submitters: 5\n",
     ],
 )
 def test_a_malformed_entry_is_a_clear_error(tmp_path, text):
@@ -75,3 +76,19 @@ def test_two_entries_of_one_student_in_a_plain_folder_are_refused_not_merged(tmp
         find_submissions(tmp_path / "plain")
     (tmp_path / "plain" / "alice.zip").unlink()
     assert [s.sid for s in find_submissions(tmp_path / "plain")] == ["alice", "bob"]
+
+
+def test_a_submission_folder_that_is_a_link_is_refused(tmp_path):
+    """A tampered export's submission_1 -> /root/private: its files were graded and copied into a worker."""
+    private = tmp_path / "private"
+    private.mkdir()
+    (private / "attention.py").write_text("SECRET = 1\n")
+    folder = _export(tmp_path / "export", "submission_1:\n  :submitters: []\n", names=())
+    (folder / "submission_1").symlink_to(private, target_is_directory=True)
+    with pytest.raises(BatchError, match="submission_1 is a link, not a submission's folder"):
+        find_submissions(folder)
+
+
+def test_marks_that_reorder_text_are_replaced(tmp_path):
+    folder = _export(tmp_path / "export", 'submission_1:\n  :submitters:\n  - :name: "Eve\\u202egnp.exe"\n')
+    assert find_submissions(folder)[0].name == "Eve\ufffdgnp.exe"

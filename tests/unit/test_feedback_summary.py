@@ -111,6 +111,14 @@ def test_only_explanations_are_pointed_to_and_only_where_they_can_be_read_whole(
     assert texts[0].startswith("value0 value1") and "more characters cut" in texts[0] and len(texts[0]) <= 4000
     assert texts[0].endswith("Likely mistake: The same mistake. " + LONG.explanation.strip())
     assert texts[1] == "short\n\n(The same likely mistake as in “f: long” above, explained there.)"
+    # what the student printed is cut first: it never takes the diagnosis's room (the reviewer's case)
+    cut[0].printed = "hello world\n" * 50
+    texts = feedback_texts(GradingRecord(tests=cut, named={"m": LONG}))
+    assert texts[0].endswith("Likely mistake: The same mistake. " + LONG.explanation.strip()) and len(texts[0]) <= 4000
+    short = [_test("f: one", 0, 1, "visible", "short words", ["m"])]
+    short[0].printed = "hello world\n" * 5
+    (text,) = feedback_texts(GradingRecord(tests=short, named={"m": LONG}))
+    assert text.endswith("Your code printed:\n" + "hello world\n" * 5) and LONG.explanation.strip() in text
     # an explanation too long to be read whole is never pointed to: each test shows what fits of it
     longer = NamedMistake(title="The same mistake", explanation=words)
     texts = feedback_texts(GradingRecord(tests=cut, named={"m": longer}))
