@@ -44,7 +44,7 @@ from ..config import KIT_ROOT, Assignment, ConfigError, load_assignment
 from ..grading.parallel import parallel_grade
 from .class_stats import annotate_regrade, class_mean, gradebook_entries, mark_superseded
 from .cohort import regrade_diff
-from .export import BatchError, _contains_file, _parse_time, check_duplicates, find_submissions, make_private
+from .export import BatchError, _contains_file, _parse_time, check_duplicates, find_submissions, make_private, unlisted
 from .gradebook import write_gradebooks, write_regrade_diff
 
 
@@ -274,7 +274,7 @@ def main(args: argparse.Namespace) -> int:
     print(run.due_note)
     print(run.policy.describe())
     mark_late(subs, run.due, run.extensions, run.policy.grace_minutes)
-    for warning in check_duplicates(subs):
+    for warning in unlisted(Path(args.folder), subs) + check_duplicates(subs):
         print(f"warning: {warning}", file=sys.stderr)
     mark_superseded(subs)
     for change in make_private(Path(args.folder), out, Path(compare) if compare else None):

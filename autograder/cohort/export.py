@@ -191,6 +191,18 @@ def make_private(export: Path, out: Path, earlier: Path | None = None) -> list[s
     return changed
 
 
+def unlisted(folder: Path, subs: list[Submission]) -> list[str]:
+    """An export's folders that its metadata does not list (they are not graded): a warning each."""
+    if not (folder / "submission_metadata.yml").is_file():
+        return []
+    listed = {s.path.name for s in subs}
+    return [
+        f"{_text(p.name)}/ is in the export but not in submission_metadata.yml: not graded (re-download the export if it should be)"
+        for p in sorted(folder.iterdir())
+        if p.is_dir() and not p.is_symlink() and p.name not in listed and not p.name.startswith(".") and p.name != "__MACOSX"
+    ]
+
+
 def check_duplicates(subs: list[Submission]) -> list[str]:
     """Students with more than one submission (same id or email); all are graded, and flagged."""
     seen: dict[str, list[str]] = {}

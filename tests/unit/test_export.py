@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.cohort.export import BatchError, check_duplicates, find_submissions
+from autograder.cohort.export import BatchError, check_duplicates, find_submissions, unlisted
 
 
 def _export(folder, text: str, names=("submission_1",)):
@@ -92,3 +92,12 @@ def test_a_submission_folder_that_is_a_link_is_refused(tmp_path):
 def test_marks_that_reorder_text_are_replaced(tmp_path):
     folder = _export(tmp_path / "export", 'submission_1:\n  :submitters:\n  - :name: "Eve\\u202egnp.exe"\n')
     assert find_submissions(folder)[0].name == "Eve\ufffdgnp.exe"
+
+
+def test_a_folder_the_metadata_does_not_list_is_named_not_skipped_silently(tmp_path):
+    folder = _export(tmp_path / "export", "submission_1:\n  :submitters: []\n", names=("submission_1", "submission_2"))
+    subs = find_submissions(folder)
+    assert [s.sid for s in subs] == ["submission_1"]
+    assert unlisted(folder, subs) == [
+        "submission_2/ is in the export but not in submission_metadata.yml: not graded (re-download the export if it should be)"
+    ]
