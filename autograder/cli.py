@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -153,3 +154,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`... | head`): nothing more to say
+        sys.stderr = sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes them at exit
+        return 0

@@ -98,6 +98,17 @@ def read_toml(path: Path) -> dict:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
+def _test_names(path: Path) -> set[str]:
+    """The top-level test functions a test file defines (read, not imported; none when it is missing or broken)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")}
+
+
 def nearest_key(key: str, keys: list[str]) -> str:
     """What an unknown key's error suggests: the nearest of ``keys``, or all of them."""
     import difflib
@@ -118,7 +129,11 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         if key not in data:
             raise ConfigError(f"{path}: missing required key {key!r}")
     module = data["module"]
+    if not isinstance(module, str) or not module.isidentifier():
+        hint = f" (without .py: {module.removesuffix('.py')!r})" if isinstance(module, str) and module.endswith(".py") else ""
+        raise ConfigError(f"{path}: module = {module!r} must be the name students import, a Python identifier{hint}")
     points = _points(path, data)
+    test_timeout, run_timeout = _timeouts(path, data)
     visibility = _visibility(path, data)
     helpers = root / data["worker_helpers"] if "worker_helpers" in data else None
     hidden_summary = str(data.get("feedback", {}).get("hidden_summary", "categories"))
@@ -140,8 +155,8 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         visibility=visibility,
         banned=tuple(data.get("banned", ())),
         helpers=helpers,
-        test_timeout=float(data.get("test_timeout", 20)),
-        run_timeout=float(data.get("run_timeout", 420)),
+        test_timeout=test_timeout,
+        run_timeout=run_timeout,
         hidden_summary=hidden_summary,
         uncaught=uncaught,
         equivalent=equivalent,
@@ -166,12 +181,54 @@ SCHEMA: dict[str, dict | None] = {
 }
 
 
+# The longest run_timeout both platforms honour: the entry points' last resort fires 90 s after it, PrairieLearn's
+# package adds 30 s for the container's start and refuses more than 600 s (Gradescope's default limit is 10 min).
+MAX_RUN_TIMEOUT_S = 480
+
+
+def _timeouts(path: Path, data: dict) -> tuple[float, float]:
+    values = []
+    for key, default in (("test_timeout", 20), ("run_timeout", 420)):
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(f"{path}: {key} = {value!r} must be a number of seconds above 0")
+        values.append(float(value))
+    test_timeout, run_timeout = values
+    if run_timeout > MAX_RUN_TIMEOUT_S:
+        raise ConfigError(
+            f"{path}: run_timeout = {run_timeout:g} s is over {MAX_RUN_TIMEOUT_S} s: the grading's last resort fires 90 s "
+            "after it, and PrairieLearn's package (600 s at most) and Gradescope's default 10 minutes would stop it "
+            "before any results were written. Lower it, or make the suite faster."
+        )
+    if test_timeout > run_timeout:
+        raise ConfigError(
+            f"{path}: test_timeout = {test_timeout:g} s is longer than run_timeout = {run_timeout:g} s (the whole run)"
+        )
+    return test_timeout, run_timeout
+
+
 def _points(path: Path, data: dict) -> dict[str, float]:
-    """[points], the one form: a value per test key, each > 0, adding up to 100."""
-    points = {str(k): float(v) for k, v in data.get("points", {}).items()}
+    """[points], the one form: a value per test key, each a number > 0, adding up to 100, each key a test that
+    its file defines (a misspelt name is refused here, naming the nearest, not found missing at grading)."""
+    raw = data.get("points", {})
+    wrong = {k: v for k, v in raw.items() if isinstance(v, bool) or not isinstance(v, (int, float))}
+    if wrong:
+        key, value = next(iter(wrong.items()))
+        raise ConfigError(f"{path}: [points] {key} = {value!r} must be a number (of points, e.g. 4 or 2.5)")
+    points = {str(k): float(v) for k, v in raw.items()}
+    tests = path.parent / "tests"
     for key, value in points.items():
         if "::" not in key or not key.split("::")[0].startswith(("public/", "hidden/")):
             raise ConfigError(f"{path}: points key {key!r} must look like 'hidden/test_file.py::test_name'")
+        file, name = key.split("::", 1)
+        defined = _test_names(tests / file)
+        if name not in defined:
+            where = (
+                f"{file} defines no {name}: {nearest_key(name, sorted(defined))}"
+                if defined
+                else f"there is no test file {tests / file}"
+            )
+            raise ConfigError(f"{path}: [points] names {key}, but {where}")
         if value <= 0:
             raise ConfigError(f"{path}: test {key} has {value} points; every listed test must be worth > 0")
     total = sum(points.values())

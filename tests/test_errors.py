@@ -31,7 +31,9 @@ def _kit_copy(tmp_path):
 def test_points_that_do_not_add_up_to_100(tmp_path):
     root = _kit_copy(tmp_path)
     toml = root / "assignments" / "attention" / "assignment.toml"
-    toml.write_text(toml.read_text().replace("[points]\n", '[points]\n"hidden/test_extra.py::test_x" = 5\n', 1))
+    line = '"hidden/test_softmax.py::test_large_inputs" = 6'
+    assert line in toml.read_text()
+    toml.write_text(toml.read_text().replace(line, '"hidden/test_softmax.py::test_large_inputs" = 11', 1))
     with pytest.raises(ConfigError, match="add up to 105"):
         load_assignment("attention", root)
 

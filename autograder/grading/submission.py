@@ -25,7 +25,7 @@ import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .notebook_upload import MAX_NOTEBOOK_BYTES, NotebookProblem, notebook_module
 
@@ -181,6 +181,7 @@ def _regular_files(root: Path, budget: UnpackBudget) -> list[Path]:
         return [root]
     found = []
     for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in JUNK_PARTS]  # never walked, never counted (a project's .git)
         for name in sorted(dirs):
             if os.path.islink(os.path.join(folder, name)):
                 budget.links += 1
@@ -199,22 +200,34 @@ def _regular_files(root: Path, budget: UnpackBudget) -> list[Path]:
     return found
 
 
-def _candidates(root: Path, workdir: Path, budget: UnpackBudget, depth: int = 0) -> list[Path]:
-    """Every regular file in the upload, zips unpacked (one level of zip inside a zip)."""
-    files: list[Path] = []
+def _candidates(
+    root: Path, workdir: Path, budget: UnpackBudget, depth: int = 0, inside: PurePosixPath | None = None
+) -> dict[Path, PurePosixPath]:
+    """Every regular file in the upload, zips unpacked (one level of zip inside a zip), each with where it sits
+    in the upload (a zip's member under the zip's own place: ``old.zip/attention.py``). Which file is graded is
+    judged by that place, never by where the grader unpacked it: the same upload, the same choice on every
+    platform (an absolute path's depth differs between Gradescope's tree, a release's and a class folder)."""
+    files: dict[Path, PurePosixPath] = {}
     for p in _regular_files(root, budget):
-        if _is_junk(p.relative_to(root) if root.is_dir() else Path(p.name)):
+        relative = p.relative_to(root) if root.is_dir() else Path(p.name)
+        if _is_junk(relative):
             continue
+        place = (inside or PurePosixPath()) / relative.as_posix()
         if p.suffix.lower() == ".zip":
             if depth >= budget.max_depth:
                 budget.ignore(f"{p.name} (a zip nested too deeply)")
                 continue
             into = Path(tempfile.mkdtemp(dir=workdir, prefix="zip-"))
             _extract_zip(p, into, budget)
-            files.extend(_candidates(into, workdir, budget, depth + 1))
+            files.update(_candidates(into, workdir, budget, depth + 1, place))
         else:
-            files.append(p)
+            files[p] = place
     return files
+
+
+def _by_place(places: dict[Path, PurePosixPath]):
+    """The sort key that picks among matches: the shallowest in the upload, then by its place's name."""
+    return lambda p: (len(places[p].parts), str(places[p]))
 
 
 def find_submission_file(
@@ -232,7 +245,8 @@ def find_submission_file(
     upload = Path(upload)
     if not upload.exists():
         raise SubmissionProblem(f"nothing was uploaded (no {upload}).")
-    files = _candidates(upload, workdir, budget)
+    places = _candidates(upload, workdir, budget)
+    files = list(places)
     notes = []
     if budget.ignored:
         notes.append("Ignored in the upload: " + ", ".join(budget.ignored) + ".")
@@ -249,13 +263,16 @@ def find_submission_file(
         # A single .py file named explicitly (the CLI): that is the file to grade.
         rules.append((lambda p: p == upload, "graded {found} as {filename}."))
     for matches, note in rules:
-        found = sorted((p for p in files if matches(p)), key=lambda p: (len(p.parts), str(p)))
+        found = sorted((p for p in files if matches(p)), key=_by_place(places))
         if found:
             chosen = found[0]
+            others = [p for p in files if p != chosen and (any(m(p) for m, _ in rules) or _named_notebook(p, stem))]
+            if others:  # the student may have meant another: say which one counted
+                notes.insert(0, _also_found(others, chosen, places))
             if note:
                 notes.insert(0, note.format(found=chosen.name, filename=filename))
             return chosen, " ".join(notes) or None
-    notebook = _chosen_notebook(upload, files, stem)
+    notebook = _chosen_notebook(upload, places, stem)
     if notebook is not None:
         return _notebook_as_module(notebook, filename, workdir, notes)
     listing = ", ".join(sorted({p.name for p in files})[:20])
@@ -270,10 +287,20 @@ def find_submission_file(
     )
 
 
-def _chosen_notebook(upload: Path, files: list[Path], stem: str) -> Path | None:
+def _also_found(others: list[Path], chosen: Path, places: dict[Path, PurePosixPath]) -> str:
+    named = sorted(str(places[p]) for p in others)
+    more = " ..." if len(named) > 5 else ""
+    return f"Also in the upload, not graded: {', '.join(named[:5])}{more} (only {places[chosen]} is)."
+
+
+def _named_notebook(p: Path, stem: str) -> bool:
+    return bool(re.match(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.ipynb$", p.name, re.IGNORECASE))
+
+
+def _chosen_notebook(upload: Path, places: dict[Path, PurePosixPath], stem: str) -> Path | None:
     """The notebook to grade when the upload holds no .py to: named as the module (exactly, in other
     capitals, a browser duplicate), the one named on the command line, or the upload's only notebook."""
-    notebooks = [p for p in files if p.suffix.lower() == ".ipynb"]
+    notebooks = sorted((p for p in places if p.suffix.lower() == ".ipynb"), key=_by_place(places))
     named = re.compile(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.ipynb$", re.IGNORECASE)
     rules = [
         lambda p: p.name == f"{stem}.ipynb",
@@ -282,7 +309,7 @@ def _chosen_notebook(upload: Path, files: list[Path], stem: str) -> Path | None:
         lambda p: p == upload,
     ]
     for matches in rules:
-        found = sorted((p for p in notebooks if matches(p)), key=lambda p: (len(p.parts), str(p)))
+        found = [p for p in notebooks if matches(p)]
         if found:
             return found[0]
     return notebooks[0] if len(notebooks) == 1 else None
@@ -327,7 +354,8 @@ def normalise_source(path: Path, out: Path) -> None:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
         raise SubmissionProblem(
-            f"{path.name} is not UTF-8 text (byte {exc.start}); save it as UTF-8 in your editor and upload again."
+            f"{path.name} is not UTF-8 text (line {line}, byte {exc.start}); save it as UTF-8 in your editor and upload again."
         ) from None
     out.write_text(text.replace("\r\n", "\n").replace("\r", "\n"), encoding="utf-8")

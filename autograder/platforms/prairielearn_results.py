@@ -48,7 +48,8 @@ def prairielearn_document(record: GradingRecord, syntax_error: bool = False) -> 
     if record.kind in NOT_GRADABLE or (record.kind == "import-error" and syntax_error):
         reason = record.problem if record.problem and not record.tests else record.load_error or score_line(record)
         reason = reason.removeprefix("Score 0: ").strip()
-        reason = reason[:1].upper() + reason[1:]
+        if "." not in reason.split(" ", 1)[0]:  # a sentence, not the student's file name (attention.py ...)
+            reason = reason[:1].upper() + reason[1:]
         return {
             "gradable": False,
             "score": 0.0,

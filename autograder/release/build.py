@@ -77,7 +77,8 @@ def main(
             file=sys.stderr,
         )
         return 1
-    print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
+    if built:
+        print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
     tables = _self_check_all(built, check, out, cache, why, course)
     failures = len(why)
     if built and not failures:

@@ -124,7 +124,7 @@ def describe_exception(exc: BaseException, student_file: str) -> dict:
     where = [f"line {f.lineno}, in {f.name}: {(f.line or '').strip()}" for f in frames[-3:]]
     message = str(exc)
     if isinstance(exc, SyntaxError):
-        message = f"{exc.msg} (line {exc.lineno})"
+        message = f"{exc.msg} (line {exc.lineno})" if exc.lineno else str(exc.msg)
         if exc.text:
             where = [f"line {exc.lineno}: {exc.text.strip()}"]
     return {

@@ -88,3 +88,61 @@ def test_only_assignments_whose_reference_uses_torch_optim_warm_up_an_optimiser(
     assert not load_assignment("attention", root).trains
     solution.write_text("from torch import optim\n")
     assert load_assignment("attention", root).trains
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        (
+            '"hidden/test_softmax.py::test_large_inputs" = ',
+            '"hidden/test_softmax.py::test_large_input" = ',
+            r"\[points\] names hidden/test_softmax.py::test_large_input, but hidden/test_softmax.py defines no "
+            r"test_large_input: did you mean 'test_large_inputs'\?",
+        ),
+        (
+            '"hidden/test_softmax.py::test_large_inputs" = ',
+            '"hidden/test_softmx.py::test_large_inputs" = ',
+            "there is no test file",
+        ),
+        ('module = "attention"', 'module = "attention.py"', r"must be the name students import.*without .py: 'attention'"),
+    ],
+    ids=["misspelt-test", "missing-file", "module-with-py"],
+)
+def test_an_authors_slip_is_refused_at_once_with_the_fix(tmp_path, old, new, message):
+    """The red team's authoring slips (2026-12-05): a misspelt [points] test passed `points` and `release
+    --no-check` and made the checked release print 27 failures blaming the right names; `module = "x.py"` ended in
+    a traceback."""
+    root, toml = _copy(tmp_path)
+    text = toml.read_text()
+    assert old in text
+    toml.write_text(text.replace(old, new, 1))
+    with pytest.raises(ConfigError, match=message):
+        load_assignment("attention", root)
+
+
+@pytest.mark.parametrize("value", ["true", '"4"'])
+def test_points_must_be_numbers(tmp_path, value):
+    root, toml = _copy(tmp_path)
+    text = toml.read_text()
+    line = next(x for x in text.splitlines() if x.startswith('"hidden/test_softmax.py::test_large_inputs" = '))
+    toml.write_text(text.replace(line, f'"hidden/test_softmax.py::test_large_inputs" = {value}'))
+    with pytest.raises(ConfigError, match="must be a number"):
+        load_assignment("attention", root)
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ("run_timeout = 3000", "run_timeout = 3000 s is over 480 s"),
+        ("test_timeout = 60\nrun_timeout = 5", "test_timeout = 60 s is longer than run_timeout = 5 s"),
+        ('run_timeout = "fast"', "must be a number of seconds above 0"),
+    ],
+)
+def test_timeouts_the_platforms_cannot_honour_are_refused(tmp_path, lines, message):
+    """run_timeout = 3000 released without a word: PrairieLearn's last resort then fired at 570 s ("This is
+    unusual"), Gradescope's after its own 10 minutes, with no results written (the red team's)."""
+    root, toml = _copy(tmp_path)
+    text = "\n".join(x for x in toml.read_text().splitlines() if not x.startswith(("run_timeout", "test_timeout")))
+    toml.write_text(lines + "\n" + text + "\n")
+    with pytest.raises(ConfigError, match=message):
+        load_assignment("attention", root)

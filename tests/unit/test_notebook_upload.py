@@ -110,7 +110,7 @@ def test_the_py_wins_over_a_notebook_and_a_lone_notebook_of_another_name_is_grad
     (folder / "attention.py").write_text("X = 1\n")
     (folder / "attention.ipynb").write_bytes(notebook("X = 2"))
     found, note = find_submission_file(folder, "attention.py", tmp_path, UnpackBudget())
-    assert found == folder / "attention.py" and note is None
+    assert found == folder / "attention.py" and note == "Also in the upload, not graded: attention.ipynb (only attention.py is)."
     lone = tmp_path / "lone"
     lone.mkdir()
     (lone / "Untitled1.ipynb").write_bytes(notebook("X = 3"))
@@ -141,3 +141,32 @@ def test_a_notebook_nested_too_deeply_is_a_clear_problem_not_an_internal_error(t
     (tmp_path / "attention.ipynb").write_bytes(raw)
     with pytest.raises(SubmissionProblem, match="attention.ipynb nests too deeply for the grader to read .*upload attention.py"):
         find_submission_file(tmp_path / "attention.ipynb", "attention.py", tmp_path / "work", UnpackBudget())
+
+
+def test_the_file_graded_is_chosen_by_its_place_in_the_upload_wherever_the_upload_sits(tmp_path):
+    """The red team's (2026-12-05): a top-level attention.py beside old.zip holding another was chosen by the
+    depth of absolute paths: the zip's copy (unpacked under /tmp) won in a deep class folder and lost in
+    Gradescope's /autograder/submission, so the same upload scored 100 in one and 0 in the other."""
+    chosen = set()
+    for depth in (1, 8):
+        upload = tmp_path.joinpath(*[f"d{depth}"] * depth) / "submission"
+        upload.mkdir(parents=True)
+        (upload / "attention.py").write_text("TOP = 1\n")
+        with zipfile.ZipFile(upload / "old.zip", "w") as zf:
+            zf.writestr("attention.py", "ZIPPED = 1\n")
+        work = tmp_path / f"work{depth}"
+        work.mkdir()
+        found, note = find_submission_file(upload, "attention.py", work, UnpackBudget())
+        chosen.add(found.read_text())
+        assert note == "Also in the upload, not graded: old.zip/attention.py (only attention.py is)."
+    assert chosen == {"TOP = 1\n"}
+
+
+def test_a_projects_git_folder_is_neither_walked_nor_counted(tmp_path):
+    """A correct attention.py beside a .git of 2,100 files scored 0: "the upload unpacks to more than 2000 files"."""
+    (tmp_path / "upload" / ".git" / "objects").mkdir(parents=True)
+    for i in range(2_100):
+        (tmp_path / "upload" / ".git" / "objects" / str(i)).write_text("x")
+    (tmp_path / "upload" / "attention.py").write_text("X = 1\n")
+    found, note = find_submission_file(tmp_path / "upload", "attention.py", tmp_path / "work", UnpackBudget())
+    assert found.name == "attention.py" and note is None

@@ -81,7 +81,9 @@ def test_a_syntax_error_is_not_gradable_but_another_import_error_is_graded():
         load_error="attention.py could not be imported: SyntaxError",
     )
     syntax = prairielearn_document(document, syntax_error=True)
-    assert syntax["gradable"] is False and syntax["format_errors"][0].startswith("Attention.py could not be imported")
+    assert syntax["gradable"] is False and syntax["format_errors"][0].startswith(
+        "attention.py could not be imported"
+    )  # the file name as uploaded
     other = prairielearn_document(document, syntax_error=False)
     assert other["gradable"] is True and other["score"] == 0.0 and len(other["tests"]) == 1
 
