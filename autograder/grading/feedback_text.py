@@ -111,15 +111,15 @@ def feedback_texts(record: GradingRecord) -> list[str]:
         if message and middle:  # the check's words give way to the diagnosis, down to a third of the share
             message = cut(message, max(limit // 3, limit - len("\n\n".join(middle)) - 2))
         text = "\n\n".join(([message] if message else []) + middle)
-        if len(text) > limit:  # a diagnosis longer than the test's share: what fits of it (never pointed to)
+        whole = len(text) <= limit  # else a diagnosis longer than the test's share: what fits of it (never pointed to)
+        if not whole:
             text = cut(text, limit)
         elif t.printed.strip():  # what the student printed, in the room left (cut first, never the diagnosis)
             room = limit - len(text) - 2 if text else limit
             printed = cut(PRINTED + t.printed, room) if room >= len(PRINTED) + 60 else ""
             text = "\n\n".join(part for part in (text, printed) if part)
-        if diagnosis in middle and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
-            if f"\n\n{diagnosis}" in text or text.startswith(diagnosis):  # pointed back to only where it is read whole
-                first[diagnosis] = (t.name, seen_here)
+        if whole and diagnosis in middle and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
+            first[diagnosis] = (t.name, seen_here)  # pointed back to only where it is read whole
         texts.append(text)
     return texts
 

@@ -253,7 +253,7 @@ def find_submission_file(
     if not files:
         raise SubmissionProblem(" ".join([f"the upload is empty: submit your {filename}.", *notes]))
     stem = Path(filename).stem
-    duplicate = re.compile(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.py$", re.IGNORECASE)
+    duplicate = _browser_copy(stem, ".py")
     rules = [
         (lambda p: p.name == filename, None),
         (lambda p: p.name.lower() == filename.lower(), "graded {found} as {filename} (the name's capitals differ)."),
@@ -293,15 +293,20 @@ def _also_found(others: list[Path], chosen: Path, places: dict[Path, PurePosixPa
     return f"Also in the upload, not graded: {', '.join(named[:5])}{more} (only {places[chosen]} is)."
 
 
+def _browser_copy(stem: str, suffix: str) -> re.Pattern:
+    """``attention.py``, ``attention (1).py``, ``Attention copy.py``...: the module's file as browsers save it again."""
+    return re.compile(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?{re.escape(suffix)}$", re.IGNORECASE)
+
+
 def _named_notebook(p: Path, stem: str) -> bool:
-    return bool(re.match(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.ipynb$", p.name, re.IGNORECASE))
+    return bool(_browser_copy(stem, ".ipynb").match(p.name))
 
 
 def _chosen_notebook(upload: Path, places: dict[Path, PurePosixPath], stem: str) -> Path | None:
     """The notebook to grade when the upload holds no .py to: named as the module (exactly, in other
     capitals, a browser duplicate), the one named on the command line, or the upload's only notebook."""
     notebooks = sorted((p for p in places if p.suffix.lower() == ".ipynb"), key=_by_place(places))
-    named = re.compile(rf"^{re.escape(stem)}[\s_\-]*(\(\d+\)|\d+|copy)?\.ipynb$", re.IGNORECASE)
+    named = _browser_copy(stem, ".ipynb")
     rules = [
         lambda p: p.name == f"{stem}.ipynb",
         lambda p: p.name.lower() == f"{stem}.ipynb".lower(),
