@@ -51,7 +51,10 @@ def test_a_replay_past_its_limit_is_stopped_inside_and_counted():
         budget.run(_spin)
     assert time.monotonic() - started < 0.3 * WALL_ALLOWANCE + 0.5
     assert budget.spent_cpu < 0.6, budget.spent_cpu
-    assert budget.spent_cpu > 0.25 or budget.spent_wall > 0.3 * WALL_ALLOWANCE - 0.05, "stopped by a clock, not before"
+    # The stop's timer counts the whole process's CPU (every thread's), the budget the replay's own: they differ by
+    # up to a fifth here (a fresh-clone CI run stopped at 0.24 s counted, 0.30 s on the timer). Stopped before its
+    # limit, a replay would count next to nothing.
+    assert budget.spent_cpu > 0.2 or budget.spent_wall > 0.3 * WALL_ALLOWANCE - 0.05, "stopped by a clock, not before"
     with pytest.raises(OutOfTime):  # asleep: stopped by the wall clock
         budget.run(lambda: time.sleep(30))
     assert budget.spent_wall >= 0.3 * WALL_ALLOWANCE
