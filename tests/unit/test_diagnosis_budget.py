@@ -140,7 +140,9 @@ def test_a_raising_train_copy_costs_no_more_replay_than_the_budget(training_fail
     cpu, wall = time.process_time(), time.monotonic()
     assert diagnoser(exc, TRAINING, item) == ([], False)
     assert time.process_time() - cpu < 1.0 + 0.5 and time.monotonic() - wall < 1.0 * WALL_ALLOWANCE + 1.0
-    assert budget.spent_cpu > 0.9 or budget.spent_wall > WALL_ALLOWANCE - 0.1, "the replay ran until its limit"
+    # As above: the stop's timer and the count read the CPU differently (up to a fifth apart seen); a replay
+    # stopped early would count next to nothing.
+    assert budget.spent_cpu > 0.7 or budget.spent_wall > WALL_ALLOWANCE - 0.1, "the replay ran until its limit"
     for _ in range(6):  # the same failure again and again (a parametrized test): what is left, then nothing
         assert diagnoser(exc, TRAINING, item) == ([], False)
     assert budget.spent_cpu <= budget.cpu + 0.2 and budget.spent_wall <= budget.wall + 0.5, budget
