@@ -77,6 +77,13 @@ class Assignment:
         return self.root / "variants"
 
     @property
+    def graded_functions(self) -> frozenset[str]:
+        """The functions and classes the tests grade (their ``pytest.mark.grades("f")``, read as text: a notebook
+        upload that defines none of them is the lab notebook, ``notebook_upload``)."""
+        files = sorted(self.tests_dir.rglob("test_*.py"))
+        return frozenset(f for p in files for f in _GRADES.findall(p.read_text(encoding="utf-8", errors="replace")))
+
+    @property
     def total_points(self) -> float:
         return sum(self.points.values())
 
@@ -108,6 +115,7 @@ def _test_names(path: Path) -> set[str]:
     return set(_TOP_LEVEL_TEST.findall(text))
 
 
+_GRADES = re.compile(r"""\bgrades\(\s*["'](\w+)["']""")
 _TOP_LEVEL_TEST = re.compile(r"^(?:async\s+)?def\s+(test\w*)\s*\(", re.MULTILINE)
 
 

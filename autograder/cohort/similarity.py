@@ -106,7 +106,7 @@ def graded_source(assignment: Assignment, upload: Path) -> str | None:
 
     workdir = Path(tempfile.mkdtemp(prefix="kit-similarity-"))
     try:
-        found, _ = find_submission_file(upload, assignment.submit_file, workdir, UnpackBudget())
+        found, _ = find_submission_file(upload, assignment.submit_file, workdir, UnpackBudget(), assignment.graded_functions)
         normalise_source(found, workdir / "normalised.py")
         return (workdir / "normalised.py").read_text(encoding="utf-8")
     except (SubmissionProblem, OSError, UnicodeDecodeError):

@@ -150,7 +150,9 @@ class Grading:
 
     def unpack(self, upload: Path) -> tuple[Path, str]:
         """The student's file, found in the upload and normalised into the grading's folder, and a note."""
-        found, note = find_submission_file(upload, self.assignment.submit_file, self.workdir, self.budget)
+        found, note = find_submission_file(
+            upload, self.assignment.submit_file, self.workdir, self.budget, self.assignment.graded_functions
+        )
         normalised = self.workdir / self.assignment.submit_file
         normalise_source(found, normalised)
         return normalised, note

@@ -118,8 +118,10 @@ def read_notebook(raw: bytes, name: str, filename: str) -> list[str]:
     return sources
 
 
-def notebook_module(raw: bytes, name: str, module: str) -> Extracted:
-    """The module a notebook's code cells define (see the module's docstring), and what was left out."""
+def notebook_module(raw: bytes, name: str, module: str, graded: frozenset[str] = frozenset()) -> Extracted:
+    """The module a notebook's code cells define (see the module's docstring), and what was left out. A notebook
+    that imports ``module`` and defines none of the ``graded`` functions (none at all when they are not given)
+    is one that uses the module, not one that is it: a :class:`NotebookProblem`."""
     filename = f"{module}.py"
     cells = read_notebook(raw, name, filename)
     state = _State(module)
@@ -136,12 +138,31 @@ def notebook_module(raw: bytes, name: str, module: str) -> Extracted:
         kept = state.keep(tree, code, number)
         if kept:
             parts.append(f"\n# cell {number}\n" + "\n\n".join(kept) + "\n")
-    if state.imports_module and not state.own:
+    if state.imports_module and not (state.own & graded if graded else state.own):
+        # The lab notebook: `import attention`, then `attention.softmax(x)`; its own helpers (`def todo()`) are
+        # not the assignment's. Graded as the module, every test would fail with "has no softmax".
+        taken = f" (it uses {', '.join(sorted(state.wanted)[:4])} from {filename})" if state.wanted else ""
         raise NotebookProblem(
-            f"{name} imports {module} rather than defining its functions (the lab notebook?): upload your {filename}."
+            f"{name} imports {module} rather than defining its functions{taken}: it is a notebook that uses your "
+            f"{filename} (the lab notebook?). Upload your {filename}, the file those functions are written in."
         )
     future = "".join(f"{line}\n" for line in dict.fromkeys(state.future))
     return Extracted(parts[0] + future + "".join(parts[1:]), state.dropped)
+
+
+def _taken_from(tree: ast.Module, module: str, aliases: set[str]) -> set[str]:
+    """The names a cell takes from ``module``: ``module.f`` (or ``m.f`` after ``import module as m``, in
+    any cell so far: ``aliases`` grows) and ``from module import f``."""
+    taken: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases |= {a.asname for a in node.names if a.name == module and a.asname}
+        elif isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
+            taken |= {a.name for a in node.names if a.name != "*"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            taken.add(node.attr)
+    return taken
 
 
 def _python_of_cell(text: str, number: int, filename: str, dropped: list[str]) -> str | None:
@@ -183,11 +204,16 @@ class _State:
         self.left_out: set[str] = set()  # names only a left-out statement binds
         self.dropped: list[str] = []
         self.imports_module = False
+        self.wanted: set[str] = (
+            set()
+        )  # names the notebook takes from the module (`attention.softmax`, `from attention import softmax`)
+        self.aliases = {module}  # the names the module is imported as (`import attention as att`)
         self.future: list[str] = []  # `from __future__` imports: each cell may have them, a file only at its top
 
     def keep(self, tree: ast.Module, code: str, cell: int) -> list[str]:
         lines = code.splitlines()
         kept = []
+        self.wanted |= _taken_from(tree, self.module, self.aliases)
         for node in tree.body:
             why = self._refusal(node)
             if why:

@@ -231,14 +231,15 @@ def _by_place(places: dict[Path, PurePosixPath]):
 
 
 def find_submission_file(
-    upload: Path, filename: str, workdir: Path, budget: UnpackBudget | None = None
+    upload: Path, filename: str, workdir: Path, budget: UnpackBudget | None = None, graded: frozenset[str] = frozenset()
 ) -> tuple[Path, str | None]:
     """Return (the file to grade, a note for the student or None).
 
     Looks for ``filename`` exactly, then case-insensitively, then a browser
     duplicate such as ``attention (1).py``; the shallowest match wins. Without one, a
     notebook named so (``attention.ipynb``...) or the upload's only ``.ipynb`` is graded
-    from its code cells: the file returned is the module they define, written in ``workdir``.
+    from its code cells: the file returned is the module they define, written in ``workdir`` (a notebook that
+    imports the module and defines none of the ``graded`` functions is the lab notebook: a problem).
     Raises :class:`SubmissionProblem` with a list of what was found otherwise.
     """
     budget = budget or UnpackBudget()
@@ -274,7 +275,7 @@ def find_submission_file(
             return chosen, " ".join(notes) or None
     notebook = _chosen_notebook(upload, places, stem)
     if notebook is not None:
-        return _notebook_as_module(notebook, filename, workdir, notes)
+        return _notebook_as_module(notebook, filename, workdir, notes, graded)
     listing = ", ".join(sorted({p.name for p in files})[:20])
     raise SubmissionProblem(
         " ".join(
@@ -320,12 +321,14 @@ def _chosen_notebook(upload: Path, places: dict[Path, PurePosixPath], stem: str)
     return notebooks[0] if len(notebooks) == 1 else None
 
 
-def _notebook_as_module(notebook: Path, filename: str, workdir: Path, notes: list[str]) -> tuple[Path, str]:
+def _notebook_as_module(
+    notebook: Path, filename: str, workdir: Path, notes: list[str], graded: frozenset[str]
+) -> tuple[Path, str]:
     """The module ``notebook``'s code cells define, written under ``workdir``, and the note saying so."""
 
     raw = _read_regular(notebook, MAX_NOTEBOOK_BYTES, "the notebook itself")
     try:
-        extracted = notebook_module(raw, notebook.name, Path(filename).stem)
+        extracted = notebook_module(raw, notebook.name, Path(filename).stem, graded)
     except NotebookProblem as exc:
         raise SubmissionProblem(str(exc)) from None
     except (RecursionError, MemoryError):  # JSON or code nested deeper than a reader can follow

@@ -170,3 +170,25 @@ def test_a_projects_git_folder_is_neither_walked_nor_counted(tmp_path):
     (tmp_path / "upload" / "attention.py").write_text("X = 1\n")
     found, note = find_submission_file(tmp_path / "upload", "attention.py", tmp_path / "work", UnpackBudget())
     assert found.name == "attention.py" and note is None
+
+
+@pytest.mark.parametrize("name", ["attention", "multihead", "transformer", "embeddings", "seq2seq", "decoding"])
+def test_the_lab_notebook_uploaded_for_the_module_says_which_file_to_upload(name):
+    """Each lab imports the module and defines helpers of its own (`todo`): graded as the module, every test
+    failed with "has no softmax" and the cause only in a note. It is the upload's problem now."""
+    from autograder.config import KIT_ROOT, load_assignment
+
+    lab = KIT_ROOT / "student_template" / name / f"{name}_lab.ipynb"
+    graded = load_assignment(name).graded_functions
+    with pytest.raises(NotebookProblem, match=rf"imports {name} rather than defining its functions .*Upload your {name}\.py"):
+        notebook_module(lab.read_bytes(), lab.name, name, graded)
+
+
+def test_a_notebook_that_imports_the_module_and_defines_a_graded_function_is_graded():
+    raw = notebook("import toy\ndef todo():\n    pass", "def double(x):\n    return 2 * x", "toy.double(2)")
+    extracted = notebook_module(raw, "toy.ipynb", "toy", frozenset({"double", "triple"}))
+    assert "def double" in extracted.source and "import toy" not in extracted.source
+    with pytest.raises(NotebookProblem, match=r"it uses double from toy\.py"):  # helpers alone: the lab
+        notebook_module(
+            notebook("import toy as t\ndef todo():\n    pass", "t.double(2)"), "toy.ipynb", "toy", frozenset({"double"})
+        )
