@@ -20,6 +20,12 @@ entry point too:
   2026-12-05). ``stub-forged-worker``: the stub, with the worker's own code that describes an exception
   patched to call every exception a ValueError (what the worker says of an exception is the student's word).
   Baseline: the stub, which earns nothing.
+* ``banned-loop`` (attention): softmax is PyTorch's, bound at the top level by a ``for`` loop (a statement the
+  banned-name scan did not read as binding a name) from the runtime guard's ``__wrapped__`` (the original
+  function, which ``functools.wraps`` hands out): 100 points, the red team's, 2026-12-05. Baseline:
+  ``banned-plain``, the same softmax bound by a plain assignment. ``hex-scan``: the reference with an uncalled
+  function naming ``(0xfff...).softmax`` (4,000 digits: ``ast.unparse`` cannot write it back) must score 100
+  (it was "an internal error").
 """
 
 from __future__ import annotations
@@ -187,6 +193,22 @@ def _stub(assignment: str) -> str:
     return (KIT / "student_template" / assignment / f"{module}.py").read_text()
 
 
+_TORCH_SOFTMAX = '''
+def softmax(x, dim=-1):
+    """PyTorch's own softmax, with the all -inf slices set to 0."""
+    blocked = torch.isneginf(x).all(dim=dim, keepdim=True)
+    return _f(x.masked_fill(blocked, 0.0), dim).masked_fill(blocked, 0.0)
+'''
+
+
+def _banned_softmax(binding: str) -> str:
+    """attention's reference, its softmax replaced by PyTorch's, bound to ``_f`` by ``binding``."""
+    source = reference_source("attention")
+    start = source.index("def softmax(")
+    end = source.index("\ndef ", start + 1)
+    return source[:start] + binding + "\n" + _TORCH_SOFTMAX + source[end:]
+
+
 def _without_no_grad(forge: bool) -> str:
     source = reference_source("transformer")
     assert source.count("with torch.no_grad():") >= 2
@@ -201,6 +223,13 @@ def _cases() -> dict[str, dict[str, str]]:
     cases["multihead"]["forged-raise-baseline"] = _forged_raises("plain")
     cases["transformer"]["forged-no-grad"] = _without_no_grad(forge=True)
     cases["transformer"]["forged-no-grad-baseline"] = _without_no_grad(forge=False)
+    cases["attention"]["banned-loop"] = _banned_softmax(
+        "for _f in [getattr(torch.softmax, '__wrapped__', torch.softmax)]:\n    pass\n"
+    )
+    cases["attention"]["banned-plain"] = _banned_softmax("_f = torch.softmax\n")
+    cases["attention"]["hex-scan"] = (
+        reference_source("attention") + f"\n\ndef _never_called():\n    return (0x{'f' * 4000}).softmax\n"
+    )
     for assignment in ("multihead", "decoding"):
         stub = _stub(assignment)
         assert "raise NotImplementedError" in stub
@@ -217,6 +246,7 @@ BASELINE = {
     "forged-no-grad": "forged-no-grad-baseline",
     "stub-value-error": "stub",
     "stub-forged-worker": "stub",
+    "banned-loop": "banned-plain",
 }
 
 
@@ -234,6 +264,10 @@ def check_attacks(documents: dict[str, dict], where: str) -> None:
         assert not gained, f"{where}: {attack} earns points its baseline does not: {gained}"
     if "stub" in documents:
         assert documents["stub"]["score"] == 0, _lost(documents["stub"])
+    if "banned-plain" in documents:  # the scan reads the plain binding: softmax and what uses it lose
+        assert documents["banned-plain"]["score"] < 50, _lost(documents["banned-plain"])
+    if "hex-scan" in documents:  # a correct file, whatever its uncalled code holds
+        assert documents["hex-scan"]["score"] == 100, _lost(documents["hex-scan"])
     if "forged-raise-subclass" in documents:  # a ValueError subclass is a ValueError
         assert documents["forged-raise-subclass"]["score"] == 100, _lost(documents["forged-raise-subclass"])
     if "bool" in documents:

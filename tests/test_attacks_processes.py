@@ -257,11 +257,13 @@ def test_process_attack_through_gradescope(name, namespaces, installed_tree):
 # -- classmates in grade-all ---------------------------------------------------------------------
 
 
-def grade_all(export: Path, out: Path, namespaces: bool, jobs: int) -> tuple[subprocess.CompletedProcess, float]:
+def grade_all(
+    export: Path, out: Path, namespaces: bool, jobs: int, assignment: str = "attention"
+) -> tuple[subprocess.CompletedProcess, float]:
     env = {k: v for k, v in os.environ.items() if k != "KIT_NO_NAMESPACES"}
     if not namespaces:
         env["KIT_NO_NAMESPACES"] = "1"
-    command = [sys.executable, "-m", "autograder", "grade-all", "attention", str(export), "--out", str(out), "--jobs", str(jobs)]
+    command = [sys.executable, "-m", "autograder", "grade-all", assignment, str(export), "--out", str(out), "--jobs", str(jobs)]
     result, seconds, peak = run_watched(command, cwd=KIT, env=env)
     assert result.returncode == 0, result.stdout[-3000:]
     assert peak < GRADER_MB, f"a grader used {peak:.0f} MB"
@@ -410,3 +412,34 @@ def test_two_students_cannot_steer_the_clean_up_into_a_folder_of_roots(tmp_path)
     assert sorted(p.name for p in target.iterdir()) == ["important0.txt", "important1.txt", "important2.txt", "sub"]
     assert json.loads((out / "results" / "b_swapper.json").read_text())["score"] == 100
     assert json.loads((out / "results" / "a_builder.json").read_text())["score"] == 0
+
+
+FLOOD = """
+import os as _os
+import subprocess as _sp
+
+_d = "/dev/shm/@TAG@-%d" % _os.getpid()
+_os.makedirs(_d, exist_ok=True)
+_sp.Popen(["/bin/sh", "-c", "cd %s && seq 1 700000 | xargs touch" % _d], start_new_session=True,
+          stdin=_sp.DEVNULL, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+"""
+
+
+def test_what_a_student_leaves_past_the_clean_up_is_not_the_next_ones(tmp_path):
+    """The red team's (2026-12-05), without namespaces: a seq2seq student starts 700,000 empty files in
+    /dev/shm at import; its clean-up removes 250,000 per folder (its budget), and the next classmate graded
+    by the same worker user had the rest counted as its own: a correct seq2seq lost 14 points, "created more
+    than 100000 files and folders". The count now settles on what the user owns before the worker runs."""
+    export, out = tmp_path / "export", tmp_path / "graded"
+    tag = new_tag("flood")
+    reference = (KIT / "solutions" / "seq2seq" / "seq2seq.py").read_text()
+    for sid, source in (("submission_4001", FLOOD.replace("@TAG@", tag) + reference), ("submission_4002", reference)):
+        (export / sid).mkdir(parents=True)
+        (export / sid / "seq2seq.py").write_text(source)
+    try:
+        grade_all(export, out, namespaces=False, jobs=1, assignment="seq2seq")
+    finally:
+        for folder in Path("/dev/shm").glob(f"{tag}-*"):
+            shutil.rmtree(folder, ignore_errors=True)
+    classmate = json.loads((out / "results" / "submission_4002.json").read_text())
+    assert classmate["score"] == 100, lost(classmate)

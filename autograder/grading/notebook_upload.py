@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import json
 import re
 import sys
@@ -381,7 +382,11 @@ def _bound(node: ast.stmt) -> set[str]:
 
 def _as_load(target: ast.expr) -> ast.expr:
     """A target (``obj.attr``, ``table[i]``) as an expression that reads it: what assigning to it reads."""
-    return ast.parse(ast.unparse(target), mode="eval").body
+    load = copy.deepcopy(target)  # not through text: an int past 4,300 digits cannot be written back as one
+    for node in ast.walk(load):
+        if hasattr(node, "ctx"):
+            node.ctx = ast.Load()
+    return load
 
 
 def _calls(value: ast.expr) -> bool:

@@ -507,6 +507,21 @@ class FileCount:
         self._done = _Tally()
         self._tally = _Tally()
         self._walk = None
+        self._before = _Tally()  # what the user owned before the count began (:meth:`settle`)
+
+    def settle(self, seconds: float) -> None:
+        """Count what the user already owns, before its worker runs, and count only what is added to it from
+        now on. A slot user is shared by the students one grader grades in turn: what a student's clean-up
+        could not remove in its budget (a folder of 700,000 files) was counted as the next student's, who was
+        stopped for "more than 100000 files and folders". A pass cut short by ``seconds`` settles on what it saw."""
+        until = time.monotonic() + seconds
+        while not self.step([], max(0.0, until - time.monotonic())) and time.monotonic() < until:
+            pass
+        self.close()
+        before = self._done if self._done.entries >= self._tally.entries else self._tally
+        self._before = _Tally()
+        self._before.used, self._before.entries = before.used, before.entries  # not the files' identities
+        self._done, self._tally = _Tally(), _Tally()
 
     def step(self, pids: list[int], seconds: float) -> bool:
         """Walk on for at most ``seconds``; True when a pass ended (then the next step starts another)."""
@@ -525,10 +540,10 @@ class FileCount:
         merged = dict(self._done.used)
         for dev, n in self._tally.used.items():
             merged[dev] = max(merged.get(dev, 0), n)
-        return merged
+        return {dev: max(0, n - self._before.used.get(dev, 0)) for dev, n in merged.items()}
 
     def entries(self) -> int:
-        return max(self._done.entries, self._tally.entries)
+        return max(0, max(self._done.entries, self._tally.entries) - self._before.entries)
 
     def close(self) -> None:
         if self._walk is not None:

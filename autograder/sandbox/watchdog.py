@@ -27,6 +27,7 @@ from .limits import WorkerDied, WorkerMemory, WorkerTimeout
 
 log = logging.getLogger("autograder.sandbox")
 
+SETTLE_S = 10.0  # at most this long, before a worker runs, counting what its user already owns (FileCount.settle)
 FILE_SLICE_S = 0.03  # the longest the grader walks the shared folders per look (every 0.25 s at most)
 
 
@@ -81,6 +82,9 @@ class Watchdog:
         scratch = [str(self._staging / "scratch")] if self._staging is not None else []
         if self.user is not None:  # with namespaces the world-writable folders are private tmpfs: the scratch is left
             self._file_count = proctree.FileCount(self.user.pw_uid, scratch, [] if namespaces else folders)
+            if not namespaces:  # what an earlier student's clean-up left (past its budget) goes now, or is not this one's
+                proctree.remove_user_files(self.user.pw_uid)
+                self._file_count.settle(SETTLE_S)
         else:  # the grader's own user: its files cannot be told apart, only the free space tells
             watched = [str(self._staging)] if namespaces else _one_per_filesystem([str(self._staging), *folders])
             self._disk_baseline = {p: _free_bytes(p) for p in watched}

@@ -339,3 +339,31 @@ def test_the_template_filter_refuses_extended_attributes_and_io_uring(tmp_path):
             raise
     finally:
         target.unlink()
+
+
+@needs_root
+def test_what_an_earlier_student_left_is_not_counted_as_the_next_ones(student):
+    """The red team's grade-all attack: a student left more files than its clean-up's budget removes; the
+    next student graded by the same slot user was stopped for "more than 100000 files and folders" (it lost
+    14 points of a correct seq2seq). A count settles on what the user owns before its worker runs."""
+    folder = f"/dev/shm/kit-left-{student.pw_uid}"
+
+    def leave(n: int, start: int) -> None:
+        os.makedirs(folder, exist_ok=True)
+        for i in range(start, start + n):
+            with open(f"{folder}/{i}", "wb") as f:
+                f.write(b"x" * 4096)
+
+    try:
+        as_user(student, lambda: leave(3_000, 0))
+        count = proctree.FileCount(student.pw_uid, [], proctree.world_writable_folders())
+        count.settle(10.0)
+        while not count.step([], 1.0):
+            pass
+        assert count.entries() == 0 and sum(count.used().values()) == 0, (count.entries(), count.used())
+        as_user(student, lambda: leave(5, 3_000))  # the next student's own five files count, and only they
+        while not count.step([], 1.0):
+            pass
+        assert count.entries() == 5 and 5 * 4096 <= sum(count.used().values()) < 5 * 4096 + 65536, count.used()
+    finally:
+        proctree.remove_user_files(student.pw_uid)
