@@ -61,6 +61,14 @@ class CopyProbe(nn.Module):
         self.tgt_emb = nn.Embedding(vocab, width)
         self.out = nn.Linear(width, vocab)
 
-    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor) -> torch.Tensor:
+    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor, **options: object) -> torch.Tensor:
+        # A train_copy written for a model with options (IBM's pytorch-seq2seq passes teacher_forcing_ratio=1.0)
+        # drives the probe as well; only a ratio below 1 contradicts the contract's teacher forcing.
+        ratio = options.get("teacher_forcing_ratio", 1)
+        if isinstance(ratio, (int, float)) and ratio != 1:
+            raise ValueError(
+                f"train_copy called the model with teacher_forcing_ratio={ratio}: train with teacher forcing, "
+                "the whole tgt_in as the decoder's input (ratio 1)"
+            )
         hidden = self.src_emb(src) + self.tgt_emb(tgt_in)  # (B, T, width)
         return self.out(hidden)  # (B, T, V)

@@ -100,6 +100,8 @@ def encode(value: Any, make_ref=None, _depth: int = 0) -> Any:
         return {"__tensor__": dtype, "shape": list(t.shape), "data": base64.b64encode(data).decode()}
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         a = np.ascontiguousarray(np.asarray(value))
+        if a.dtype.kind in "UO":  # words (`np.array(vocab)[order]`) or objects: sent as the lists they hold
+            return encode(a.tolist(), make_ref, _depth + 1)
         if a.dtype.name not in _NUMPY_DTYPES:
             raise WireError(f"arrays of dtype {a.dtype.name} cannot be sent")
         if a.ndim == 0 and isinstance(value, np.generic):

@@ -89,6 +89,20 @@ def test_values_still_make_the_round_trip():
     assert back[2]["k"][:2] == [1, 2.5] and back[4].shape == (0, 3)
 
 
+def test_an_array_of_words_arrives_as_the_list_it_holds():
+    """`np.array(vocab)[order][:n]` from `nearest` was "nearest raised WireError: arrays of dtype str256 cannot be
+    sent" in every nearest and analogy test (29 points of a correct embeddings.py, the outside grader's)."""
+    import numpy as np
+
+    words = np.array(["king", "queen", "princess"])
+    assert wire.decode(wire.encode(words[[2, 0]])) == ["princess", "king"]
+    assert wire.decode(wire.encode((np.str_("bank"), np.array([["a"], ["b"]]), np.array(["x", 1], dtype=object)))) == (
+        "bank",
+        [["a"], ["b"]],
+        ["x", 1],
+    )
+
+
 def test_a_malformed_load_answer_is_the_submissions_failure(monkeypatch, tmp_path):
     """Was: "the grader hit an internal error (ValueError)"."""
     from autograder.grading import seam

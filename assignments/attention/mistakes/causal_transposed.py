@@ -8,7 +8,6 @@ must be True (blocked) when j > i, the strict upper triangle
 CAUGHT_BY = [
     "hidden/test_masks.py::test_causal_mask",
     "hidden/test_masks.py::test_future_independence",
-    "hidden/test_masks.py::test_padding_and_causal",
     "public/test_attention_public.py::test_causal_mask_4",
 ]
 PATCH = [('return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)\n',

@@ -9,8 +9,6 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_broadcast_masks",
     "hidden/test_sdpa.py::test_blocked_weights_zero",
     "hidden/test_sdpa.py::test_fully_blocked_rows",
-    "hidden/test_masks.py::test_future_independence",
-    "hidden/test_masks.py::test_padding_and_causal",
     "hidden/test_banned.py::test_sdpa_by_hand",
     "public/test_attention_public.py::test_fully_blocked_query",
 ]

@@ -8,7 +8,6 @@ CAUGHT_BY = [
     "hidden/test_sdpa.py::test_broadcast_masks",
     "hidden/test_sdpa.py::test_blocked_weights_zero",
     "hidden/test_sdpa.py::test_fully_blocked_rows",
-    "hidden/test_masks.py::test_padding_and_causal",
     "public/test_attention_public.py::test_fully_blocked_query",
 ]
 PATCH = [('d_k = q.shape[-1]\nscores = q @ k.transpose(-2, -1) / math.sqrt(d_k)\n',

@@ -9,8 +9,6 @@ CAUGHT_BY = [
     "hidden/test_cooccurrence.py::test_edge_cases",
     "hidden/test_cooccurrence.py::test_random_corpora",
     "hidden/test_cooccurrence.py::test_sentence_boundaries",
-    "hidden/test_course_results.py::test_bank_neighbours",
-    "hidden/test_course_results.py::test_course_similarities",
     "public/test_embeddings_public.py::test_cooccurrence_example",
     "public/test_embeddings_public.py::test_course_results",
 ]

@@ -4,7 +4,6 @@ Your rows are not unit length. The contract divides each row of U[:, :k] * sqrt(
 frequent and rare words are compared by direction only and cosine similarity is a plain dot product.
 """
 CAUGHT_BY = [
-    "hidden/test_course_results.py::test_bank_neighbours",
     "hidden/test_course_results.py::test_course_similarities",
     "hidden/test_svd_embeddings.py::test_gram_matches",
     "hidden/test_svd_embeddings.py::test_unit_rows",

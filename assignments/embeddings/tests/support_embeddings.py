@@ -9,8 +9,9 @@ redrawn, so a correct solution passes under every seed and every BLAS.
 from __future__ import annotations
 
 import numpy as np
+import torch
 
-from autograder.checks import Feedback, checkpoint, describe, distinct_digits
+from autograder.checks import FLOAT32_HINT, Feedback, checkpoint, describe, distinct_digits, float32_sized
 
 #: A small vocabulary for random corpora: few words, so sentences repeat words.
 RANDOM_WORDS = ["cat", "dog", "sun", "tea", "map", "ink", "owl"]
@@ -127,10 +128,16 @@ def expect_number(got, want: float, what: str, atol: float, hint: str = "") -> N
     except (TypeError, ValueError):
         raise Feedback(f"{what}: expected a single number (a Python float), got {describe(got)}.", got=got) from None
     if not abs(value - want) <= atol:  # also fails on NaN
+        got64, want64 = torch.tensor([value], dtype=torch.float64), torch.tensor([want], dtype=torch.float64)
+        float32 = float32_sized((got64 - want64).abs(), want64, atol, got=got64)
+        if float32:
+            hint = FLOAT32_HINT  # the formula is right: a float32 computation lost the digits
         shown_want, shown_got = distinct_digits(want, value)
-        raise Feedback(f"{what}: expected {shown_want}, got {shown_got} (difference {abs(value - want):.2g}, "
+        failure = Feedback(f"{what}: expected {shown_want}, got {shown_got} (difference {abs(value - want):.2g}, "
                        f"tolerance {atol:.2g})." + (f" {hint}" if hint else ""),
                        got=got)
+        failure.float32 = float32
+        raise failure
 
 
 def cosine_tolerance(a: np.ndarray, b: np.ndarray, want: float) -> float:
