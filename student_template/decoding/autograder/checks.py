@@ -256,7 +256,7 @@ def expect_close(
     allowed = atol + rtol * w64.abs().nan_to_num(0.0, posinf=0.0, neginf=0.0)
     bad = err > allowed
     if bad.any():
-        float32 = float32_sized(err[bad], w64[bad], atol, float(w64.abs().nan_to_num(0.0, 0.0, 0.0).max()))
+        float32 = float32_sized(err[bad], w64[bad], atol, float(w64.abs().nan_to_num(0.0, 0.0, 0.0).max()), g64[bad])
         if float32:
             hint = FLOAT32_HINT  # the formula is right: a float32 tensor, constant or cast lost the digits
         failure = Feedback(
@@ -342,16 +342,29 @@ FLOAT32_HINT = (
 )
 
 
-def float32_sized(err: torch.Tensor, want: torch.Tensor, atol: float, magnitude: float = 0.0) -> bool:
-    """Whether errors that fail a float64 tolerance (``atol`` below 1e-8) are all of float32 rounding's size:
-    relative errors between 1e-9 and 5e-6 (float32's spacing is 1.2e-7 of a value). ``magnitude``: the largest
-    expected value of the whole result; an entry near 0 carries the rounding of the larger values it was summed
-    from, so it is measured against a hundredth of that at least (a GRU state's 0.001 beside its 0.9)."""
-    if atol >= 1e-8 or err.numel() == 0:
+def float32_sized(
+    err: torch.Tensor, want: torch.Tensor, atol: float, magnitude: float = 0.0, got: torch.Tensor | None = None
+) -> bool:
+    """Whether errors that fail a float64 tolerance are all of float32 rounding's size: relative errors between
+    1e-9 and 5e-6 (float32's spacing is 1.2e-7 of a value), with ``atol`` below 1e-8, or at any tolerance when
+    the values ``got`` are float32's own (:func:`float32_values`). ``magnitude``: the largest expected value of
+    the whole result; an entry near 0 carries the rounding of the larger values it was summed from, so it is
+    measured against a hundredth of that at least (a GRU state's 0.001 beside its 0.9)."""
+    if err.numel() == 0:
         return False
     scale = want.abs().clamp_min(max(1e-3, 1e-2 * magnitude))
     relative = err / scale
-    return bool(torch.isfinite(relative).all()) and float(relative.max()) <= 5e-6 and float(relative.max()) >= 1e-9
+    sized = bool(torch.isfinite(relative).all()) and 1e-9 <= float(relative.max()) <= 5e-6
+    return sized and (atol < 1e-8 or (got is not None and float32_values(got, want)))
+
+
+def float32_values(got: torch.Tensor, want: torch.Tensor) -> bool:
+    """Whether every value ``got`` is a float32 number where the expected ones are not all: what a float32
+    computation returns, cast to float64 or not (a float64 one lands on a float32 number once in 500 million)."""
+    g, w = got.detach().to(torch.float64), want.detach().to(torch.float64)
+    return bool((g == g.to(torch.float32).to(torch.float64)).all()) and not bool(
+        (w == w.to(torch.float32).to(torch.float64)).all()
+    )
 
 
 def expect_follows_scores(scores: Any, weights: Any, what: str, blocked: Any = None, call: Any = None) -> None:

@@ -8,8 +8,18 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
-from autograder.checks import Feedback, checkpoint, distinct_digits, expect_close, expect_shape, expect_true
+from autograder.checks import (
+    FLOAT32_HINT,
+    Feedback,
+    checkpoint,
+    distinct_digits,
+    expect_close,
+    expect_shape,
+    expect_true,
+    float32_sized,
+)
 
 
 def _expect_number(got, want, what, atol, hint=""):
@@ -20,8 +30,14 @@ def _expect_number(got, want, what, atol, hint=""):
     except (TypeError, ValueError):
         raise Feedback(f"{what}: expected a single number (a Python float), got {type(got).__name__}.", got=got) from None
     if not abs(value - want) <= atol:
+        got64, want64 = torch.tensor([value], dtype=torch.float64), torch.tensor([want], dtype=torch.float64)
+        float32 = float32_sized((got64 - want64).abs(), want64, atol, got=got64)
+        if float32:
+            hint = FLOAT32_HINT  # the formula is right: a float32 computation lost the digits
         shown_want, shown_got = distinct_digits(want, value)
-        raise Feedback(f"{what}: expected {shown_want}, got {shown_got} (tolerance {atol:.0e}). {hint}", got=got)
+        failure = Feedback(f"{what}: expected {shown_want}, got {shown_got} (tolerance {atol:.0e}). {hint}", got=got)
+        failure.float32 = float32
+        raise failure
 
 
 @pytest.mark.grades("one_hot")

@@ -77,26 +77,67 @@ class _Collector:
         if isinstance(node, ast.Attribute):
             try:
                 written = ast.unparse(node)
-            except RecursionError:  # an attribute of a deeply nested expression: its name is enough
+            except (RecursionError, ValueError):  # deeply nested, or an int past str()'s 4,300 digits: the name is enough
                 written = f"....{node.attr}"
         self.symbol.uses.setdefault(key, (getattr(node, "lineno", 0), written[:60]))
 
 
 def _bound_names(node: ast.stmt) -> list[str]:
-    """Module-level names a statement binds (defs, classes, assignments, imports)."""
+    """Module-level names a statement binds: defs, classes, imports, and every name stored anywhere in it
+    outside a nested function or class (assignments, ``for`` and ``with`` targets, ``:=``, ``except ... as``,
+    inside ``if``/``try``/``for`` blocks too: ``for _f in [torch.softmax]: pass`` binds ``_f``); a function
+    binds the names it declares ``global`` as well."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return [(a.asname or a.name).split(".")[0] for a in node.names]
-    targets: list[ast.expr] = []
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-        targets = [node.target]
-    names = []
-    for target in targets:
-        names += [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-    return names
+        declared = [n for g in _inside(node) if isinstance(g, ast.Global) for n in g.names]
+        return [node.name, *declared]
+    names: list[str] = []
+    pending: list[ast.AST] = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names += _bound_names(item)
+            continue
+        if isinstance(item, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in item.names]
+        elif isinstance(item, ast.Name) and isinstance(item.ctx, (ast.Store, ast.Del)):
+            names.append(item.id)
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            names.append(item.name)
+        elif isinstance(item, (ast.MatchAs, ast.MatchStar)) and item.name:
+            names.append(item.name)
+        if not isinstance(item, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            pending.extend(ast.iter_child_nodes(item))  # a comprehension's and a lambda's names are their own
+    return list(dict.fromkeys(names))
+
+
+def _inside(node: ast.AST) -> list[ast.AST]:
+    """Every node under ``node`` (a list, walked without recursion)."""
+    found, pending = [], list(ast.iter_child_nodes(node))
+    while pending:
+        item = pending.pop()
+        found.append(item)
+        pending.extend(ast.iter_child_nodes(item))
+    return found
+
+
+_REPLACES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)
+
+# What binds module names out of the scan's sight: code that does it and names a banned function is read as
+# handing that function to every function of the file (``globals()["_f"] = torch.softmax``).
+_DYNAMIC = frozenset(
+    {"globals", "vars", "locals", "setattr", "exec", "eval", "__dict__", "modules", "__import__", "import_module"}
+)
+
+
+def _reads(node: ast.AST) -> set[str]:
+    return {n.id for n in _inside(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _binds_dynamically(node: ast.AST) -> bool:
+    for item in [node, *_inside(node)]:
+        if isinstance(item, ast.Name) and item.id in _DYNAMIC or isinstance(item, ast.Attribute) and item.attr in _DYNAMIC:
+            return True
+    return False
 
 
 def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, dict[str, tuple[int, str]]]:
@@ -116,19 +157,46 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python cannot compile it either
         return {}
+    symbols, loose, dynamic = _symbols(tree, keys)
+    uses = _spread(symbols)
+    loose_uses, handed = _reached(loose, symbols, uses), _reached(dynamic, symbols, uses)
+    for name in uses:
+        for key, line in handed.items():
+            uses[name].setdefault(key, line)
+    found = {name: {keys[k]: line for k, line in u.items()} for name, u in uses.items() if u}
+    # Imports and aliases are not gradable names themselves: keep functions, classes and module code.
+    gradable = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    found = {name: u for name, u in found.items() if name in gradable}
+    if loose_uses:
+        found[MODULE_LEVEL] = {keys[k]: line for k, line in loose_uses.items()}
+    return found
+
+
+def _symbols(tree: ast.Module, keys: dict[str, str]) -> tuple[dict[str, _Symbol], _Symbol, _Symbol]:
+    """What each module-level name uses and refers to; what the statements binding no name use (``loose``);
+    what the statements binding names out of sight use (``dynamic``)."""
     symbols: dict[str, _Symbol] = {}
-    loose = _Symbol()
+    loose, dynamic = _Symbol(), _Symbol()
     for node in tree.body:
         names = _bound_names(node)
-        if not names:
-            _Collector(keys, loose).visit(node)
-            continue
-        symbol = _Symbol()
+        symbol = loose if not names else _Symbol()
         _Collector(keys, symbol).visit(node)
-        for name in names:  # a later binding replaces an earlier one, as at run time
-            symbols[name] = _Symbol(dict(symbol.uses), symbol.refers_to - {name})
-    # Uses flow from a name to every name that refers to it (a function calling a helper,
-    # an alias of an import): iterate to a fixed point.
+        if _binds_dynamically(node):
+            _Collector(keys, dynamic).visit(node)
+        for name in names:
+            previous = symbols.get(name)
+            if previous is not None and (not isinstance(node, _REPLACES) or name in _reads(node)):
+                # A binding that may not run (inside ``if``, ``for``, ``try``...) or reads the name's value
+                # (``_f = _f``, ``_f += 1``) keeps what the name held; a plain one replaces it, as at run time.
+                symbols[name] = _Symbol({**previous.uses, **symbol.uses}, (previous.refers_to | symbol.refers_to) - {name})
+            else:
+                symbols[name] = _Symbol(dict(symbol.uses), symbol.refers_to - {name})
+    return symbols, loose, dynamic
+
+
+def _spread(symbols: dict[str, _Symbol]) -> dict[str, dict[str, tuple[int, str]]]:
+    """Uses flow from a name to every name that refers to it (a function calling a helper, an alias of an
+    import): iterated to a fixed point."""
     uses = {name: dict(s.uses) for name, s in symbols.items()}
     changed = True
     while changed:
@@ -139,17 +207,16 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
                     if key not in uses[name]:
                         uses[name][key] = line
                         changed = True
-    loose_uses = dict(loose.uses)
-    for other in loose.refers_to & symbols.keys():
+    return uses
+
+
+def _reached(symbol: _Symbol, symbols: dict[str, _Symbol], uses: dict) -> dict[str, tuple[int, str]]:
+    """What ``symbol`` uses, itself or through the module-level names it refers to."""
+    reached = dict(symbol.uses)
+    for other in symbol.refers_to & symbols.keys():
         for key, line in uses[other].items():
-            loose_uses.setdefault(key, line)
-    found = {name: {keys[k]: line for k, line in u.items()} for name, u in uses.items() if u}
-    # Imports and aliases are not gradable names themselves: keep functions, classes and module code.
-    gradable = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    found = {name: u for name, u in found.items() if name in gradable}
-    if loose_uses:
-        found[MODULE_LEVEL] = {keys[k]: line for k, line in loose_uses.items()}
-    return found
+            reached.setdefault(key, line)
+    return reached
 
 
 def refers_to(source: str) -> dict[str, set[str]]:
