@@ -5,7 +5,10 @@ torch.argmax) takes the FIRST: a scan that updates its best with `>=` instead of
 row, or the last index where logits == max all pick the last one. Use logits.argmax(dim=-1), or keep the first
 index that reaches the maximum.
 """
-CAUGHT_BY = ["hidden/test_sampling.py::test_greedy_first_argmax"]
+CAUGHT_BY = [
+    "hidden/test_sampling.py::test_greedy_first_argmax",
+    "hidden/test_sampling.py::test_sample_next_greedy_first_argmax",
+]
 
 _reference_next_token_probs = next_token_probs
 

@@ -6,7 +6,10 @@ temperature), and for large logits logits / 1e-8 overflows to inf, so the softma
 not a limit you can approach numerically: special-case temperature 0 as a one-hot row on the argmax (the first of
 tied maxima, as torch.argmax gives), and in sample_next return the argmax without drawing.
 """
-CAUGHT_BY = ["hidden/test_sampling.py::test_greedy_first_argmax"]
+CAUGHT_BY = [
+    "hidden/test_sampling.py::test_greedy_first_argmax",
+    "hidden/test_sampling.py::test_sample_next_greedy_first_argmax",
+]
 
 _reference_next_token_probs = next_token_probs
 

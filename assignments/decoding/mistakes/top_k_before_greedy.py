@@ -5,7 +5,10 @@ before the argmax and kept a different one of the tied tokens (which tied token 
 and the argmax then chose among what was left. At temperature 0 the answer is the first argmax of the logits,
 whatever top_k and top_p are: handle T = 0 before any filter (the filters cannot remove the argmax anyway).
 """
-CAUGHT_BY = ["hidden/test_sampling.py::test_greedy_first_argmax"]
+CAUGHT_BY = [
+    "hidden/test_sampling.py::test_greedy_first_argmax",
+    "hidden/test_sampling.py::test_sample_next_greedy_first_argmax",
+]
 
 _reference_next_token_probs = next_token_probs
 

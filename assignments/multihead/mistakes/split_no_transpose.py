@@ -9,7 +9,6 @@ self-attention's permutation equivariance: positions leak into each other.)
 """
 CAUGHT_BY = [
     "hidden/test_heads.py::test_split_heads_layout",
-    "hidden/test_heads.py::test_merge_heads_inverse",
     "hidden/test_mha_forward.py::test_matches_torch_float64",
     "hidden/test_mha_forward.py::test_masks_match_torch",
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",

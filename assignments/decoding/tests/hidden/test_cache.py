@@ -56,21 +56,26 @@ def _overflow(module_kvcache, d=3):
 
 @pytest.mark.grades("KVCache")
 def test_cache_max_len_raises(student, gen):
-    """KVCache: update raises ValueError past max_len (exactly max_len fits); forward too"""
+    """KVCache: update raises ValueError past max_len (exactly max_len fits)"""
     expect_raises(lambda: _overflow(student.KVCache), (ValueError,),
                   "KVCache(1, max_len=5): update with 4 positions, then 2 more")
     big = torch.zeros(1, 6, 3)
     expect_raises(lambda: student.KVCache(1, 5).update(0, big, big), (ValueError,),
                   "KVCache(1, max_len=5).update(0, 6 positions)")
-    prm = params(gen, max_len=8)
-    toks = tokens(1, 9, 9, gen)
-    expect_raises(lambda: student.forward(prm, toks), (ValueError,), "forward(params with max_len 8, tokens (1, 9))")
     # exactly max_len positions fit: the limit is "past max_len", not "at it"
     full = torch.arange(15, dtype=torch.float64).reshape(1, 5, 3)
     stored = student.KVCache(1, 5).update(0, full, full)
     keys = derived(stored[0], torch.as_tensor(stored[0]))  # keeps the record of that update: the diagnosis replays it
     expect_close(keys, full, "KVCache(1, max_len=5).update(0, exactly 5 positions): "
                  "the keys returned (exactly max_len positions fit; only more raise)", atol=0)
+
+
+@pytest.mark.grades("forward")
+def test_forward_past_max_len_raises(student, gen):
+    """forward: ValueError past the positions table (max_len), and none at exactly max_len"""
+    prm = params(gen, max_len=8)
+    expect_raises(lambda: student.forward(prm, tokens(1, 9, 9, gen)), (ValueError,), "forward(params with max_len 8, tokens (1, 9))")
+    student.forward(prm, tokens(1, 8, 9, gen))  # exactly max_len positions: a ValueError on every call earns nothing
 
 
 FORWARD_CASES = {"2 layers, T=7": (2, 7, 2), "3 layers, T = max_len": (1, 24, 3), "1 layer, T=1": (3, 1, 1)}
