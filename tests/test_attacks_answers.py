@@ -25,7 +25,9 @@ entry point too:
   function, which ``functools.wraps`` hands out): 100 points, the red team's, 2026-12-05. Baseline:
   ``banned-plain``, the same softmax bound by a plain assignment. ``hex-scan``: the reference with an uncalled
   function naming ``(0xfff...).softmax`` (4,000 digits: ``ast.unparse`` cannot write it back) must score 100
-  (it was "an internal error").
+  (it was "an internal error"). Round 5: ``banned-private`` (``torch._safe_softmax``) and ``banned-unwrapped``
+  (``vars(torch._C.TensorBase)["softmax"]``) scored 100 against ``banned-plain``'s 19; ``main-block-check``
+  (the reference and a ``__main__`` self-check against ``torch.softmax``) scored 19 and must score 100.
 """
 
 from __future__ import annotations
@@ -227,6 +229,11 @@ def _cases() -> dict[str, dict[str, str]]:
         "for _f in [getattr(torch.softmax, '__wrapped__', torch.softmax)]:\n    pass\n"
     )
     cases["attention"]["banned-plain"] = _banned_softmax("_f = torch.softmax\n")
+    cases["attention"]["banned-private"] = _banned_softmax("_f = torch._safe_softmax\n")
+    cases["attention"]["banned-unwrapped"] = _banned_softmax('_f = vars(torch._C.TensorBase)["softmax"]\n')
+    cases["attention"]["main-block-check"] = reference_source("attention") + (
+        '\n\nif __name__ == "__main__":\n    x = torch.randn(2, 5)\n    print((softmax(x) - torch.softmax(x, dim=-1)).abs().max())\n'
+    )
     cases["attention"]["hex-scan"] = (
         reference_source("attention") + f"\n\ndef _never_called():\n    return (0x{'f' * 4000}).softmax\n"
     )
@@ -247,6 +254,8 @@ BASELINE = {
     "stub-value-error": "stub",
     "stub-forged-worker": "stub",
     "banned-loop": "banned-plain",
+    "banned-private": "banned-plain",
+    "banned-unwrapped": "banned-plain",
 }
 
 
@@ -266,8 +275,9 @@ def check_attacks(documents: dict[str, dict], where: str) -> None:
         assert documents["stub"]["score"] == 0, _lost(documents["stub"])
     if "banned-plain" in documents:  # the scan reads the plain binding: softmax and what uses it lose
         assert documents["banned-plain"]["score"] < 50, _lost(documents["banned-plain"])
-    if "hex-scan" in documents:  # a correct file, whatever its uncalled code holds
-        assert documents["hex-scan"]["score"] == 100, _lost(documents["hex-scan"])
+    for correct in ("hex-scan", "main-block-check"):  # correct files, whatever their uncalled code holds
+        if correct in documents:
+            assert documents[correct]["score"] == 100, _lost(documents[correct])
     if "forged-raise-subclass" in documents:  # a ValueError subclass is a ValueError
         assert documents["forged-raise-subclass"]["score"] == 100, _lost(documents["forged-raise-subclass"])
     if "bool" in documents:

@@ -13,13 +13,18 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ..config import KIT_ROOT, Assignment
+
+log = logging.getLogger(__name__)
 
 # Progress comes from structured events the grading child prints on its stdout (one JSON
 # object per line, after this prefix), never from its human output: pytest's dots and
@@ -57,34 +62,78 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
     lock = threading.Lock()
 
     def run(index: int, chunk: list[tuple]) -> None:
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
-        env = dict(os.environ)
-        expected = {str(u) for u, *_ in chunk}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
-            cwd=KIT_ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            errors="replace",
-        )
-        for line in proc.stdout:
+        while chunk:  # a grader process stopped by the watch is started again for the jobs it had not reached
+            done = _run_grader(assignment, chunk, reported, lock, on_done)
+            chunk = chunk[done + 1 :] if done < len(chunk) else []
+
+    with ThreadPoolExecutor(max_workers=processes) as pool:
+        for future in [pool.submit(run, i, chunk) for i, chunk in enumerate(chunks) if chunk]:
+            future.result()
+
+
+def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock: threading.Lock, on_done) -> int:
+    """One ``grade-many`` process over ``chunk``; returns how many jobs it reported. A grading the process does
+    not finish in ``JOB_WALL`` times its run limit (stuck in one C call that no timer of its own can interrupt,
+    as a pathological regular expression once was) is stopped: that job keeps the placeholder its grading wrote
+    ("did not finish"), and the caller starts another process for the rest, so no classmate waits behind it."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
+    expected = [str(u) for u, *_ in chunk]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
+        cwd=KIT_ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    events: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [events.put(line) for line in proc.stdout] + [events.put(None)], daemon=True).start()
+    count, limit = 0, assignment.run_timeout * BATCH_RUN_WALL * JOB_WALL + JOB_SLACK_S
+    deadline = time.monotonic() + limit
+    try:
+        while True:
+            try:
+                line = events.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                log.warning("a grading of %s did not finish in %.0f s: its grader process is stopped", expected[count], limit)
+                _stop(proc)
+                return count
+            if line is None:
+                break
             event = parse_event(line)
             if event is None or event["upload"] not in expected:
                 continue
+            count = max(count, expected.index(event["upload"]) + 1)
+            deadline = time.monotonic() + limit
             with lock:  # each job counts once, whatever is printed twice
                 fresh = event["upload"] not in reported
                 reported.add(event["upload"])
             if fresh and on_done:
                 on_done(event)
         proc.wait()
+        return len(chunk)
+    finally:
         os.unlink(f.name)
 
-    with ThreadPoolExecutor(max_workers=processes) as pool:
-        for future in [pool.submit(run, i, chunk) for i, chunk in enumerate(chunks) if chunk]:
-            future.result()
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM (the grader cleans up its workers), then SIGKILL for its whole session after a grace."""
+    try:
+        proc.terminate()
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+
+
+JOB_WALL = 1.5  # a grading's own run limit is run_timeout * BATCH_RUN_WALL; the watch waits half as long again
+JOB_SLACK_S = 120.0  # plus start-up (torch's import) and the results' writing
 
 
 # grade-all and the self-check grade several submissions at once on one machine, where a grading's

@@ -69,3 +69,56 @@ def test_the_runtime_guard_does_not_hand_out_the_original():
         getattr(torch.softmax, "__wrapped__", torch.softmax)(torch.zeros(2), 0)
         assert guards.used() == ["torch.softmax"]
     assert torch.softmax is original
+
+
+@pytest.mark.parametrize(
+    "softmax",
+    [
+        "torch._safe_softmax(x, dim)",
+        "torch._softmax(x, dim, False)",
+        "torch.ops.aten._softmax(x, dim, False)",
+        'vars(torch._C.TensorBase)["softmax"](x, dim)',
+        'torch.Tensor.__dict__["softmax"](x, dim)',
+    ],
+)
+def test_pytorchs_private_softmax_kernels_are_its_softmax(softmax):
+    """The red team's (round 5): `torch._safe_softmax` and the unwrapped `Tensor.softmax` of `torch._C.TensorBase`
+    scored 100 where `torch.softmax` scores 19: neither signal knew them."""
+    source = f"import torch\n\n\ndef softmax(x, dim=-1):\n    return {softmax}\n"
+    assert "torch.softmax" in scan_source(source, BANNED).get("softmax", {})
+
+
+def test_private_attention_kernels_are_its_attention():
+    source = "import torch\n\n\ndef attend(q, k, v):\n    return torch._scaled_dot_product_flash_attention_for_cpu(q, k, v)[0]\n"
+    assert scan_source(source, ["torch.nn.functional.scaled_dot_product_attention"]).get("attend")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a correct softmax kept in a namespace class of the file's own: calling your own functions is fine
+        "import torch\n\n\nclass ops:\n    @staticmethod\n    def softmax(x, dim):\n        e = (x - x.amax(dim, keepdim=True)).exp()\n"
+        "        return e / e.sum(dim, keepdim=True)\n\n\ndef softmax(x, dim=-1):\n    return ops.softmax(x, dim)\n",
+        # a self-check against PyTorch that never runs when graded: its `x` is not softmax's parameter `x`
+        "import torch\n\n\ndef softmax(x, dim=-1):\n    e = (x - x.amax(dim, keepdim=True)).exp()\n    return e / e.sum(dim, keepdim=True)\n\n\n"
+        'if __name__ == "__main__":\n    x = torch.randn(2, 5)\n    print((softmax(x) - torch.softmax(x, dim=-1)).abs().max())\n',
+    ],
+    ids=["own-class", "main-block-check"],
+)
+def test_correct_code_is_not_charged(source):
+    """The red team's false positives (round 5): both scored 19 for a correct file (81 points lost)."""
+    assert "softmax" not in scan_source(source, BANNED), scan_source(source, BANNED)
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "def softmax(x, dim=-1, f=torch.softmax):\n    return f(x, dim)",
+        "_f = torch.softmax\n\n\ndef softmax(x, dim=-1, f=_f):\n    return f(x, dim)",
+        "def _wrap(g):\n    return lambda x, dim=-1: torch.softmax(x, dim)\n\n\n@_wrap\ndef softmax(x, dim=-1):\n    return x",
+        "class ops:\n    softmax = torch.softmax\n\n\ndef softmax(x, dim=-1):\n    return ops.softmax(x, dim)",
+    ],
+    ids=["default", "default-alias", "decorator", "own-class-holding-it"],
+)
+def test_what_a_def_evaluates_in_the_modules_scope_is_read(binding):
+    assert "torch.softmax" in scan_source("import torch\n\n\n" + binding + "\n", BANNED).get("softmax", {})

@@ -192,3 +192,13 @@ def test_a_notebook_that_imports_the_module_and_defines_a_graded_function_is_gra
         notebook_module(
             notebook("import toy as t\ndef todo():\n    pass", "t.double(2)"), "toy.ipynb", "toy", frozenset({"double"})
         )
+
+
+def test_a_line_of_spaces_is_read_in_linear_time():
+    """The red team's (round 5): one notebook line of 300,000 spaces and an `x` held the grader 90 s in the pattern
+    that recognises `files = !ls` (quadratic), where no timer could stop it; grade-all graded nobody meanwhile."""
+    import time
+
+    started = time.process_time()
+    extracted = notebook_module(notebook("def softmax(x):\n    return x", " " * 300_000 + "x"), "toy.ipynb", "toy")
+    assert time.process_time() - started < 2.0 and "def softmax" in extracted.source
