@@ -24,6 +24,8 @@ running the public tests locally reports banned names exactly as grading does.
 from __future__ import annotations
 
 import ast
+import re
+import symtable
 from dataclasses import dataclass, field
 
 MODULE_LEVEL = "<module>"
@@ -43,34 +45,66 @@ class _Symbol:
     refers_to: set[str] = field(default_factory=set)  # other module-level symbols it names
 
 
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[0-9]+", name)]
+
+
+def _key_of(name: str, keys: dict[str, str]) -> str | None:
+    """The banned key ``name`` stands for: the key itself, or a private variant of PyTorch's that holds its
+    words in order (``_softmax``, ``_safe_softmax``, ``_masked_softmax`` for ``softmax``;
+    ``_scaled_dot_product_flash_attention_for_cpu`` for ``scaled_dot_product_attention``;
+    ``_native_multi_head_attention`` for ``multi_head_attention_forward``). A public name must be the key."""
+    if name in keys:
+        return name
+    if not name.startswith("_"):
+        return None
+    words = _words(name)
+    for key in keys:
+        wanted = [w for w in _words(key) if w != "forward"]
+        found = iter(words)
+        if wanted and all(w in found for w in wanted):  # a subsequence of the name's words
+            return key
+    return None
+
+
 class _Collector:
     """The banned names and module-level symbols one statement uses. Walked with a list, not recursion: a
-    correct file may hold an expression nested deeper than Python's recursion limit (600 terms of ``1 + 1``)."""
+    correct file may hold an expression nested deeper than Python's recursion limit (600 terms of ``1 + 1``).
+    An attribute of ``self``, ``cls`` or one of the file's own classes (``ops.softmax``) is the student's own."""
 
-    def __init__(self, keys: dict[str, str], symbol: _Symbol) -> None:
+    def __init__(self, keys: dict[str, str], symbol: _Symbol, own: frozenset[str] = frozenset()) -> None:
         self.keys = keys  # key -> dotted banned name
         self.symbol = symbol
+        self.own = own | {"self", "cls"}
 
     def visit(self, root: ast.AST) -> None:
         pending = [root]
         while pending:
             node = pending.pop()
             if isinstance(node, ast.Attribute):
-                if node.attr in self.keys and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
-                    self._use(node.attr, node)
+                key = _key_of(node.attr, self.keys)
+                if key and not (isinstance(node.value, ast.Name) and node.value.id in self.own):
+                    self._use(key, node)
             elif isinstance(node, ast.ImportFrom):
                 if (node.module or "").split(".")[0] == "torch":
                     for alias in node.names:
-                        if alias.name in self.keys:
-                            self._use(alias.name, node)
+                        key = _key_of(alias.name, self.keys)
+                        if key:
+                            self._use(key, node)
             elif isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2:
-                    name = node.args[1]
-                    if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value in self.keys:
-                        self._use(name.value, node)
+                    self._literal(node.args[1], node)
+            elif isinstance(node, ast.Subscript):  # vars(torch.Tensor)["softmax"], torch.__dict__["_softmax"]
+                self._literal(node.slice, node)
             elif isinstance(node, ast.Name):
                 self.symbol.refers_to.add(node.id)
             pending.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def _literal(self, name: ast.AST, node: ast.AST) -> None:
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            key = _key_of(name.value, self.keys)
+            if key:
+                self._use(key, node)
 
     def _use(self, key: str, node: ast.AST) -> None:
         written = key
@@ -123,10 +157,17 @@ def _inside(node: ast.AST) -> list[ast.AST]:
 _REPLACES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)
 
 # What binds module names out of the scan's sight: code that does it and names a banned function is read as
-# handing that function to every function of the file (``globals()["_f"] = torch.softmax``).
-_DYNAMIC = frozenset(
-    {"globals", "vars", "locals", "setattr", "exec", "eval", "__dict__", "modules", "__import__", "import_module"}
-)
+# handing that function to every function of the file (``globals()["_f"] = torch.softmax``). Reading through
+# them (``vars(torch.Tensor)["softmax"]`` bound to a name) is an ordinary binding.
+_BINDING_CALLS = frozenset({"setattr", "exec", "eval", "__setattr__"})
+_NAMESPACES = frozenset({"globals", "vars", "locals"})
+
+
+def _namespace(node: ast.AST) -> bool:
+    """``globals()``, ``vars(...)``, ``locals()``, ``x.__dict__``, ``sys.modules``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _NAMESPACES:
+        return True
+    return isinstance(node, ast.Attribute) and node.attr in ("__dict__", "modules")
 
 
 def _reads(node: ast.AST) -> set[str]:
@@ -134,8 +175,18 @@ def _reads(node: ast.AST) -> set[str]:
 
 
 def _binds_dynamically(node: ast.AST) -> bool:
+    """``setattr``/``exec``/``eval`` called, a namespace's ``update``/``setdefault``, or an item of a namespace
+    assigned (``globals()["_f"] = ...``, ``sys.modules[__name__].__dict__["_f"] = ...``)."""
     for item in [node, *_inside(node)]:
-        if isinstance(item, ast.Name) and item.id in _DYNAMIC or isinstance(item, ast.Attribute) and item.attr in _DYNAMIC:
+        if isinstance(item, ast.Call):
+            func = item.func
+            if isinstance(func, ast.Name) and func.id in _BINDING_CALLS:
+                return True
+            if isinstance(func, ast.Attribute) and (
+                func.attr in _BINDING_CALLS or func.attr in ("update", "setdefault") and _namespace(func.value)
+            ):
+                return True
+        if isinstance(item, ast.Subscript) and isinstance(item.ctx, ast.Store) and _namespace(item.value):
             return True
     return False
 
@@ -157,7 +208,7 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # Python cannot compile it either
         return {}
-    symbols, loose, dynamic = _symbols(tree, keys)
+    symbols, loose, dynamic = _symbols(tree, keys, source)
     uses = _spread(symbols)
     loose_uses, handed = _reached(loose, symbols, uses), _reached(dynamic, symbols, uses)
     for name in uses:
@@ -172,17 +223,23 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
     return found
 
 
-def _symbols(tree: ast.Module, keys: dict[str, str]) -> tuple[dict[str, _Symbol], _Symbol, _Symbol]:
+def _symbols(tree: ast.Module, keys: dict[str, str], source: str) -> tuple[dict[str, _Symbol], _Symbol, _Symbol]:
     """What each module-level name uses and refers to; what the statements binding no name use (``loose``);
     what the statements binding names out of sight use (``dynamic``)."""
     symbols: dict[str, _Symbol] = {}
     loose, dynamic = _Symbol(), _Symbol()
+    own = frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
+    scopes = _module_names_used(source)
     for node in tree.body:
         names = _bound_names(node)
         symbol = loose if not names else _Symbol()
-        _Collector(keys, symbol).visit(node)
+        _Collector(keys, symbol, own).visit(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in scopes:
+            # a function's parameters and locals are not the module's names of the same spelling (its `x`
+            # is not the `x` of an `if __name__ == "__main__":` block that names torch.softmax)
+            symbol.refers_to = (symbol.refers_to & scopes[node.name]) | _evaluated_outside(node)
         if _binds_dynamically(node):
-            _Collector(keys, dynamic).visit(node)
+            _Collector(keys, dynamic, own).visit(node)
         for name in names:
             previous = symbols.get(name)
             if previous is not None and (not isinstance(node, _REPLACES) or name in _reads(node)):
@@ -192,6 +249,48 @@ def _symbols(tree: ast.Module, keys: dict[str, str]) -> tuple[dict[str, _Symbol]
             else:
                 symbols[name] = _Symbol(dict(symbol.uses), symbol.refers_to - {name})
     return symbols, loose, dynamic
+
+
+def _module_names_used(source: str) -> dict[str, set[str]]:
+    """For each top-level function and class, the module-level names its body (and everything nested in it)
+    reads, as Python's own symbol tables resolve them; {} when they cannot be built (then every name counts)."""
+    try:
+        top = symtable.symtable(source, "<submission>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, set[str]] = {}
+    for table in top.get_children():
+        if table.get_type() in ("function", "class"):
+            found.setdefault(table.get_name(), set()).update(_globals_of(table))
+    return found
+
+
+def _globals_of(table: symtable.SymbolTable) -> set[str]:
+    names: set[str] = set()
+    pending = [table]
+    while pending:
+        scope = pending.pop()
+        names |= {s.get_name() for s in scope.get_symbols() if s.is_global()}
+        pending.extend(scope.get_children())
+    return names
+
+
+def _evaluated_outside(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+    """The names a def's decorators, defaults, annotations (or a class's bases and keywords) read: evaluated
+    in the module's scope, where no symbol table of the def lists them (``def softmax(x, f=_f)``)."""
+    if isinstance(node, ast.ClassDef):
+        parts: list[ast.AST] = [*node.decorator_list, *node.bases, *node.keywords]
+    else:
+        a = node.args
+        every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+        parts = [
+            *node.decorator_list,
+            *a.defaults,
+            *(d for d in a.kw_defaults if d),
+            *(x.annotation for x in every if x.annotation),
+        ]
+        parts += [node.returns] if node.returns else []
+    return {n.id for part in parts for n in [part, *_inside(part)] if isinstance(n, ast.Name)}
 
 
 def _spread(symbols: dict[str, _Symbol]) -> dict[str, dict[str, tuple[int, str]]]:
