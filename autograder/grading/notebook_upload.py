@@ -386,11 +386,19 @@ def _bound(node: ast.stmt) -> set[str]:
 
 def _as_load(target: ast.expr) -> ast.expr:
     """A target (``obj.attr``, ``table[i]``) as an expression that reads it: what assigning to it reads."""
-    load = copy.deepcopy(target)  # not through text: an int past 4,300 digits cannot be written back as one
-    for node in ast.walk(load):
-        if hasattr(node, "ctx"):
-            node.ctx = ast.Load()
-    return load
+    # A copy made node by node: not through text (an int past 4,300 digits cannot be written back as one), nor
+    # by copy.deepcopy (an index of 300 terms is too deep for its recursion); the statement keeps its own.
+    copies = {id(node): copy.copy(node) for node in ast.walk(target)}
+    for node in ast.walk(target):
+        new = copies[id(node)]
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                setattr(new, name, copies.get(id(value), value))
+            elif isinstance(value, list):
+                setattr(new, name, [copies.get(id(v), v) if isinstance(v, ast.AST) else v for v in value])
+        if hasattr(new, "ctx"):
+            new.ctx = ast.Load()
+    return copies[id(target)]
 
 
 def _calls(value: ast.expr) -> bool:

@@ -98,7 +98,8 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
             try:
                 line = events.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                log.warning("a grading of %s did not finish in %.0f s: its grader process is stopped", expected[count], limit)
+                stuck = expected[count] if count < len(expected) else "its last grading's end"
+                log.warning("%s did not finish in %.0f s: its grader process is stopped", stuck, limit)
                 _stop(proc)
                 return count
             if line is None:
@@ -115,6 +116,9 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
                 on_done(event)
         proc.wait()
         return len(chunk)
+    except BaseException:  # Ctrl-C, or anything else: the grader (in a session of its own) must not outlive us
+        _stop(proc)
+        raise
     finally:
         os.unlink(f.name)
 

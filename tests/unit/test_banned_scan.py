@@ -50,10 +50,17 @@ def test_a_banned_name_bound_out_of_sight_reaches_every_function(binding):
     assert "torch.softmax" in found.get("softmax", {}) and "torch.softmax" in found.get("causal_mask", {}), found
 
 
-def test_a_replaced_binding_and_top_level_code_charge_no_function():
-    source = "import torch\n_f = torch.softmax\n_f = lambda x, d: x\nprint(torch.softmax(torch.zeros(2), 0))\n"
+def test_top_level_code_charges_no_function():
+    source = "import torch\n_f = None\nprint(torch.softmax(torch.zeros(2), 0))\n"
     found = scan_source(source + FUNCTIONS, BANNED)
     assert set(found) == {MODULE_LEVEL}, found
+
+
+def test_a_name_that_once_held_a_banned_function_keeps_it():
+    """Bindings are read in no order (the scan does not run the file): `_g = _f` before `_f = None` still holds
+    PyTorch's softmax (the review's, round 5), so a name that ever held one counts."""
+    source = "import torch\n_f = torch.softmax\n_g = _f\n_f = None\n\n\ndef softmax(x, dim=-1):\n    return _g(x, dim)\n"
+    assert "torch.softmax" in scan_source(source, BANNED).get("softmax", {})
 
 
 def test_an_int_too_long_to_print_is_read_not_a_crash():
@@ -122,3 +129,56 @@ def test_correct_code_is_not_charged(source):
 )
 def test_what_a_def_evaluates_in_the_modules_scope_is_read(binding):
     assert "torch.softmax" in scan_source("import torch\n\n\n" + binding + "\n", BANNED).get("softmax", {})
+
+
+CORRECT = "import torch\n\n\ndef softmax(x, dim=-1):\n    e = (x - x.amax(dim, keepdim=True)).exp()\n    return e / e.sum(dim, keepdim=True)\n"
+MAIN_CHECKS = {  # the review's (round 5): self-checks a student keeps in the file, each scored 19 after round 4
+    "model.eval()": "    m = torch.nn.Linear(2, 2)\n    m.eval()\n    print(torch.softmax(torch.zeros(2), 0))\n",
+    "re-imports torch": "    import torch\n    x = torch.randn(3, 4)\n    print(torch.allclose(softmax(x), torch.softmax(x, -1)))\n",
+    "imports F": "    import torch.nn.functional as F\n    print(F.softmax(torch.zeros(2), 0))\n",
+    "sets a global": "    DEVICE = 'cpu'\n    print(torch.softmax(torch.zeros(2, device=DEVICE), 0))\n",
+    "walrus": "    print((y := torch.softmax(torch.zeros(2), 0)))\n",
+    "dict with the name": "    out = {'softmax': softmax(torch.zeros(2))}\n    print(out['softmax'])\n",
+}
+
+
+@pytest.mark.parametrize("check", list(MAIN_CHECKS), ids=list(MAIN_CHECKS))
+def test_a_self_check_under_main_charges_no_function(check):
+    source = CORRECT + "\n\nDEVICE = 'cpu'\n\n\nif __name__ == '__main__':\n" + MAIN_CHECKS[check]
+    found = scan_source(source, BANNED)
+    assert set(found) <= {MODULE_LEVEL}, found
+
+
+EVASIONS = {  # the review's (round 5): each reached PyTorch's softmax unseen
+    "parameter named like a class": "class x:\n    pass\n\n\ndef softmax(x, dim=-1):\n    return x.softmax(dim)\n",
+    "class of torch.Tensor": "class T(torch.Tensor):\n    pass\n\n\ndef softmax(x, dim=-1):\n    return T.softmax(x, dim)\n",
+    "class name rebound": "class F:\n    pass\n\n\nimport torch.nn.functional as F\n\n\ndef softmax(x, dim=-1):\n    return F.softmax(x, dim)\n",
+    "attribute set on the class": "class ops:\n    pass\n\n\nops.softmax = torch.softmax\n\n\ndef softmax(x, dim=-1):\n    return ops.softmax(x, dim)\n",
+    "dict item": "_fns = {}\n_fns['f'] = torch.softmax\n\n\ndef softmax(x, dim=-1):\n    return _fns['f'](x, dim)\n",
+    "namespace attribute": "import types\nns = types.SimpleNamespace()\nns.f = torch.softmax\n\n\ndef softmax(x, dim=-1):\n    return ns.f(x, dim)\n",
+    "list append": "_l = []\n_l.append(torch.softmax)\n\n\ndef softmax(x, dim=-1):\n    return _l[0](x, dim)\n",
+    "global in a function never run": "_f = torch.softmax\n\n\ndef _never():\n    global _f\n    _f = None\n\n\ndef softmax(x, dim=-1):\n    return _f(x, dim)\n",
+    "class body reading the global": "sm = torch.softmax\n\n\nclass Ops:\n    sm = sm\n\n\ndef softmax(x, dim=-1):\n    return Ops.sm(x, dim)\n",
+    "walrus in a comprehension": "_ = [(_f := torch.softmax) for _ in 'a']\n\n\ndef softmax(x, dim=-1):\n    return _f(x, dim)\n",
+    "vars().get": "def softmax(x, dim=-1):\n    return vars(torch).get('softmax')(x, dim)\n",
+    "__getattribute__": "def softmax(x, dim=-1):\n    return torch.__getattribute__('softmax')(x, dim)\n",
+    "attrgetter": "import operator\n\n\ndef softmax(x, dim=-1):\n    return operator.attrgetter('softmax')(torch)(x, dim)\n",
+    "builtins.getattr": "import builtins\n\n\ndef softmax(x, dim=-1):\n    return builtins.getattr(torch, 'softmax')(x, dim)\n",
+    "star import": "from torch.nn.functional import *\n\n\ndef attend(q, k, v):\n    return scaled_dot_product_attention(q, k, v)\n",
+}
+
+
+@pytest.mark.parametrize("case", list(EVASIONS), ids=list(EVASIONS))
+def test_evasions_of_the_review_are_read(case):
+    banned = BANNED + ["torch.nn.functional.scaled_dot_product_attention"]
+    found = scan_source("import torch\n\n\n" + EVASIONS[case], banned)
+    graded = "attend" if "attend" in EVASIONS[case] else "softmax"
+    assert found.get(graded), found
+
+
+def test_the_most_specific_name_is_reported():
+    found = scan_source(
+        "import torch\n\n\ndef softmax(x, dim=-1):\n    return torch._log_softmax(x, dim, False).exp()\n",
+        BANNED + ["torch.log_softmax"],
+    )
+    assert list(found["softmax"]) == ["torch.log_softmax"]

@@ -147,7 +147,8 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
         "model.load_state_dict(...) once the loop is over."
         if same_training
         else "The loop's losses already differ from the reference's (training losses "
-        f"{fmt(got['train_loss'])}, expected {fmt(want['train_loss'])}), so the weights differ through the "
+        f"{fmt(got['train_loss'])}, expected {fmt(want['train_loss'])}; validation losses {fmt(got['val_loss'])}, "
+        f"expected {fmt(want['val_loss'])}), so the weights differ through the "
         "training itself, whatever the checkpointing: the recipe (AdamW with its defaults, the lr given, clipping "
         "at 1.0, one step per batch) comes first; the tests of the whole history say where it departs."
     )
