@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.banned import MODULE_LEVEL, scan_source
+from autograder.banned import MODULE_LEVEL, refers_to, scan_source
 from autograder.worker import guards
 
 BANNED = ["torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"]
@@ -146,7 +146,7 @@ MAIN_CHECKS = {  # the review's (round 5): self-checks a student keeps in the fi
 def test_a_self_check_under_main_charges_no_function(check):
     source = CORRECT + "\n\nDEVICE = 'cpu'\n\n\nif __name__ == '__main__':\n" + MAIN_CHECKS[check]
     found = scan_source(source, BANNED)
-    assert set(found) <= {MODULE_LEVEL}, found
+    assert "softmax" not in found, found  # names the block binds (`y`) may be listed: no test calls them
 
 
 EVASIONS = {  # the review's (round 5): each reached PyTorch's softmax unseen
@@ -182,3 +182,74 @@ def test_the_most_specific_name_is_reported():
         BANNED + ["torch.log_softmax"],
     )
     assert list(found["softmax"]) == ["torch.log_softmax"]
+
+
+NOT_CHARGED = {  # the second review's (round 5) false positives: correct code, each graded function listed
+    "import line shared": ("from torch.nn.functional import pad, softmax as ref_softmax\n\n\n"
+                           "def padding_mask(lengths, n):\n    return pad(lengths, (0, 1)) > 0\n\n\n"
+                           "def _check(x):\n    return ref_softmax(x, -1)\n", "padding_mask"),
+    "add in a main block": ("def softmax(x, dim=-1):\n    e = x.exp()\n    return e / e.sum(dim, keepdim=True)\n\n\n"
+                            "if __name__ == '__main__':\n    x = torch.zeros(3)\n"
+                            "    print(softmax(x).add(-torch.softmax(x, -1)).abs().max())\n"
+                            "    print(torch.softmax(x, -1).add(-softmax(x)).abs().max())\n", "softmax"),
+    "setattr(self) in a module": ("class MHA(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                  "        setattr(self, 'in_proj_bias', None)\n\n    def forward(self, x):\n"
+                                  "        out = x.exp()\n        return out / out.sum(-1, keepdim=True)\n\n\n"
+                                  "out = torch.softmax(torch.zeros(2), 0)\n", "MHA"),
+    "own method through self.core": ("class Core:\n    def softmax(self, x, dim=-1):\n        e = x.exp()\n"
+                                     "        return e / e.sum(dim, keepdim=True)\n\n\nclass Attn(torch.nn.Module):\n"
+                                     "    def __init__(self):\n        super().__init__()\n        self.core = Core()\n\n"
+                                     "    def forward(self, x):\n        return self.core.softmax(x)\n", "Attn"),
+    "own method through an instance": ("class Stable:\n    def softmax(self, x, dim=-1):\n        e = x.exp()\n"
+                                       "        return e / e.sum(dim, keepdim=True)\n\n\n_ops = Stable()\n\n\n"
+                                       "def softmax(x, dim=-1):\n    return _ops.softmax(x, dim) + Stable().softmax(x, dim) * 0\n", "softmax"),
+    "star import then own def": ("from torch.nn.functional import *\n\n\ndef softmax(x, dim=-1):\n    e = x.exp()\n"
+                                 "    return e / e.sum(dim, keepdim=True)\n", "softmax"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(NOT_CHARGED), ids=list(NOT_CHARGED))
+def test_the_second_reviews_correct_code_is_not_charged(case):
+    source, graded = NOT_CHARGED[case]
+    found = scan_source("import torch\n\n\n" + source, BANNED)
+    assert graded not in found, found
+
+
+CAUGHT = {  # the second review's evasions: each reached PyTorch's softmax unseen
+    "a parameter named self": "def softmax(self, dim=-1):\n    return self.softmax(dim)\n",
+    "a class that deletes its method": "class T(torch.Tensor):\n    def softmax(self):\n        pass\n\n    del softmax\n\n\n"
+                                       "def softmax(x, dim=-1):\n    return T.softmax(x, dim)\n",
+    "an alias as the graded name": "softmax = torch.softmax\n",
+    "a lambda as the graded name": "softmax = lambda x, dim=-1: torch.softmax(x, dim)\n",
+    "imported as the graded name": "from torch.nn.functional import softmax\n",
+    "a def under if": "if True:\n    def softmax(x, dim=-1):\n        return torch.softmax(x, dim)\n",
+    "sys.modules": "import sys\n\n\ndef softmax(x, dim=-1):\n    return x\n\n\nsys.modules[__name__].softmax = torch.softmax\n",
+    "stored by a helper run at import": "_T = {}\n\n\ndef _init():\n    _T['f'] = torch.softmax\n\n\n_init()\n\n\n"
+                                        "def softmax(x, dim=-1):\n    return _T['f'](x, dim)\n",
+    "set on the function by a helper": "def softmax(x, dim=-1):\n    return softmax.impl(x, dim)\n\n\n"
+                                       "def _init():\n    softmax.impl = torch.softmax\n\n\n_init()\n",
+    "match on attributes": "def softmax(x, dim=-1):\n    match torch:\n        case object(softmax=f):\n            return f(x, dim)\n",
+    "reduce(getattr)": "import functools\n\n\ndef softmax(x, dim=-1):\n"
+                       "    return functools.reduce(getattr, ['nn', 'functional', 'softmax'], torch)(x, dim)\n",
+    "dir() scan": "def softmax(x, dim=-1):\n    return [getattr(torch, n) for n in dir(torch) if n == 'softmax'][0](x, dim)\n",
+    "nn.LogSoftmax": "def softmax(x, dim=-1):\n    return torch.nn.LogSoftmax(dim)(x).exp()\n",
+    "torch._C._special": "def softmax(x, dim=-1):\n    return torch._C._special.special_softmax(x, dim, None)\n",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(CAUGHT), ids=list(CAUGHT))
+def test_the_second_reviews_evasions_are_read(case):
+    found = scan_source("import torch\n\n\n" + CAUGHT[case], BANNED + ["torch.log_softmax"])
+    assert found.get("softmax"), found
+
+
+def test_thousands_of_chained_aliases_cost_about_a_second():
+    """A 1 MB upload is allowed: the scan and the grader's reading of calls walk each reference once."""
+    import time
+
+    n = 20_000
+    source = "import torch\n" + "".join(f"a{i} = a{i + 1}\n" for i in range(n)) + f"a{n} = torch.softmax\n"
+    source += "def softmax(x, dim=-1):\n    return a0(x, dim)\n"
+    started = time.process_time()
+    assert "softmax" in scan_source(source, BANNED) and len(refers_to(source)["softmax"]) == n + 1
+    assert time.process_time() - started < 8.0
