@@ -49,15 +49,14 @@ def _words(name: str) -> list[str]:
     return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[0-9]+", name)]
 
 
-def _key_of(name: str, keys: dict[str, str]) -> str | None:
-    """The banned key ``name`` stands for: the key itself, or a private variant of PyTorch's that holds its
-    words in order (``_softmax``, ``_safe_softmax``, ``_masked_softmax`` for ``softmax``;
-    ``_scaled_dot_product_flash_attention_for_cpu`` for ``scaled_dot_product_attention``;
-    ``_native_multi_head_attention`` for ``multi_head_attention_forward``), the key of most words first
-    (``_log_softmax`` is ``log_softmax``). A public name must be the key."""
+def _key_of(name: str, keys: dict[str, str], of_torch: bool = False) -> str | None:
+    """The banned key ``name`` stands for: the key itself; or a name holding the key's words in order, when it is
+    private (``_softmax``, ``_safe_softmax``, ``_scaled_dot_product_flash_attention_for_cpu``,
+    ``_native_multi_head_attention``) or read from PyTorch (``torch._C._special.special_softmax``,
+    ``nn.LogSoftmax``); the key of most words first (``_log_softmax`` is ``log_softmax``)."""
     if name in keys:
         return name
-    if not name.startswith("_"):
+    if not (name.startswith("_") or of_torch):
         return None
     words = _words(name)
     for key in sorted(keys, key=lambda k: -len(_words(k))):
@@ -68,9 +67,13 @@ def _key_of(name: str, keys: dict[str, str]) -> str | None:
     return None
 
 
-# Calls that name an attribute by a string: getattr(torch, "softmax"), operator.attrgetter("softmax")(torch)...
-_BY_STRING = frozenset({"getattr", "hasattr", "__getattribute__", "__getattr__", "attrgetter", "methodcaller"})
 _NAMESPACES = frozenset({"globals", "vars", "locals"})
+# Code that reads attributes by their names as strings: a literal banned name beside it is a use
+# (getattr(torch, "softmax"), operator.attrgetter("softmax"), vars(torch)["softmax"], dir(torch)...).
+_REFLECTIVE = frozenset(
+    {"getattr", "hasattr", "__getattribute__", "__getattr__", "attrgetter", "methodcaller", "getattr_static", "vars",
+     "__dict__", "dir", "reduce"}
+)  # fmt: skip
 
 
 def _namespace(node: ast.AST) -> bool:
@@ -84,60 +87,87 @@ def _called(func: ast.AST) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
+def _base(node: ast.AST) -> ast.AST:
+    """The innermost object of an attribute or item chain (``self`` in ``self.core.softmax``; a call stops it)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node
+
+
+@dataclass
+class _Context:
+    """What the file says of itself, for reading one statement."""
+
+    own: dict[str, set[str]] = field(default_factory=dict)  # the file's classes -> the methods their bodies define
+    instances: set[str] = field(default_factory=set)  # module names bound only to an instance of one of them
+    torch_names: set[str] = field(default_factory=set)  # module names bound by importing from torch
+    module_names: set[str] | None = None  # the names this code reads from the module (None: all of them)
+    in_class: bool = False  # inside a class body, where `self` and `cls` are its own
+
+    @property
+    def methods(self) -> set[str]:
+        return set().union(*self.own.values()) if self.own else set()
+
+
 class _Collector:
     """The banned names and module-level symbols one statement uses. Walked with a list, not recursion: a
     correct file may hold an expression nested deeper than Python's recursion limit (600 terms of ``1 + 1``).
-    An attribute of ``self``, ``cls``, or of one of the file's own classes that the class defines
-    (``ops.softmax`` for ``class ops`` with a ``softmax`` of its own, where ``ops`` is that class), is the
-    student's own."""
+    A method of the file's own classes, reached through `self`/`cls` in a class, `super()`, an instance of the
+    class or the class itself (``ops.softmax`` where ``class ops`` defines ``softmax``), is the student's own."""
 
-    def __init__(self, keys: dict[str, str], symbol: _Symbol, own: dict[str, set[str]] | None = None,
-                 module_names: set[str] | None = None) -> None:  # fmt: skip
+    def __init__(self, keys: dict[str, str], symbol: _Symbol, context: _Context | None = None) -> None:
         self.keys = keys  # key -> dotted banned name
         self.symbol = symbol
-        self.own = own or {}  # the file's classes -> the attributes their bodies define
-        self.module_names = module_names  # the names this code reads from the module (None: all of them)
+        self.context = context or _Context()
+        self.strings: list[tuple[str, ast.AST]] = []  # literal banned names, used if the code reads by name
+        self.reflective = False
 
     def _students(self, node: ast.Attribute) -> bool:
-        base = node.value
+        context, base = self.context, _base(node.value)
+        if isinstance(base, ast.Call):  # super().softmax(...), Stable().softmax(...)
+            called = _called(base.func)
+            return node.attr in context.methods and (called == "super" or called in context.own)
         if not isinstance(base, ast.Name):
             return False
-        if base.id in ("self", "cls"):
-            return True
-        in_module = self.module_names is None or base.id in self.module_names
-        return in_module and node.attr in self.own.get(base.id, ())
+        in_module = context.module_names is None or base.id in context.module_names
+        if base.id in ("self", "cls") and context.in_class:
+            return node.attr in context.methods or node.value is base
+        if in_module and base.id in context.own:
+            return node.attr in context.own[base.id]
+        return in_module and base.id in context.instances and node.attr in context.methods
 
     def visit(self, root: ast.AST) -> None:
         pending = [root]
         while pending:
             node = pending.pop()
             if isinstance(node, ast.Attribute):
-                key = _key_of(node.attr, self.keys)
+                base = _base(node.value)
+                of_torch = isinstance(base, ast.Name) and base.id in self.context.torch_names
+                key = _key_of(node.attr, self.keys, of_torch)
                 if key and not self._students(node):
                     self._use(key, node)
+                self.reflective |= node.attr in _REFLECTIVE
             elif isinstance(node, ast.ImportFrom):
                 if (node.module or "").split(".")[0] == "torch":
                     for alias in node.names:
-                        key = _key_of(alias.name, self.keys)
+                        key = _key_of(alias.name, self.keys, of_torch=True)
                         if key:
                             self._use(key, node)
-            elif isinstance(node, ast.Call):
-                name = _called(node.func)
-                namespace_read = name in ("get", "pop", "setdefault", "__getitem__") and _namespace(node.func.value)
-                if name in _BY_STRING or namespace_read:  # type: ignore[union-attr]
-                    for arg in node.args:
-                        self._literal(arg, node)
-            elif isinstance(node, ast.Subscript) and _namespace(node.value):  # vars(torch.Tensor)["softmax"]
-                self._literal(node.slice, node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                key = _key_of(node.value, self.keys)
+                if key:
+                    self.strings.append((key, node))
+            elif isinstance(node, ast.MatchClass):  # case object(softmax=f): reads an attribute by name
+                self.reflective = True
+                self.strings += [(k, node) for k in (_key_of(a, self.keys) for a in node.kwd_attrs) if k]
             elif isinstance(node, ast.Name):
                 self.symbol.refers_to.add(node.id)
+                self.reflective |= node.id in _REFLECTIVE
             pending.extend(reversed(list(ast.iter_child_nodes(node))))
-
-    def _literal(self, name: ast.AST, node: ast.AST) -> None:
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            key = _key_of(name.value, self.keys)
-            if key:
-                self._use(key, node)
+        if self.reflective:
+            for key, node in self.strings:
+                if not (self.context.in_class and key in self.context.methods):  # getattr(self, "softmax")
+                    self._use(key, node)
 
     def _use(self, key: str, node: ast.AST) -> None:
         written = key
@@ -153,12 +183,14 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, *_DEFS)
 # Methods that change the object they are called on: `table.update(f=torch.softmax)` binds through `table`.
 _MUTATING = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "__setattr__"})
+STAR = "*"  # a unit's name for `from torch... import *`: every banned name
 
 
 @dataclass
 class _Unit:
-    """One binding of the module's names, and the code whose uses the names receive: a statement, or the
-    header of a compound one (``for``'s target gets its iterable's uses, ``with ... as`` its expression's)."""
+    """One binding of the module's names, and the code whose uses the names receive: a statement, one name of
+    an import, or the header of a compound statement (``for``'s target gets its iterable's uses, ``with ...
+    as`` its expression's)."""
 
     nodes: list[ast.AST]
     names: list[str]
@@ -177,8 +209,8 @@ def _inside(node: ast.AST) -> list[ast.AST]:
 
 def _stored(node: ast.AST | None) -> list[str]:
     """The module names an expression or simple statement binds: names stored (not in a lambda's or a
-    comprehension's own scope, but ``:=`` anywhere), and the root of an attribute or item stored or of a
-    mutating call (``_fns["f"] = ...``, ``ns.f = ...``, ``table.update(...)``)."""
+    comprehension's own scope, but ``:=`` anywhere), and the base of an attribute or item stored
+    (``_fns["f"] = ...``, ``ns.f = ...``)."""
     if node is None:
         return []
     names: list[str] = []
@@ -190,9 +222,8 @@ def _stored(node: ast.AST | None) -> list[str]:
         elif own_scope and isinstance(item, ast.Name) and isinstance(item.ctx, (ast.Store, ast.Del)):
             names.append(item.id)
         elif own_scope and isinstance(item, (ast.Attribute, ast.Subscript)) and isinstance(item.ctx, ast.Store):
-            names += _root(item)
-        elif own_scope and isinstance(item, ast.Call) and _called(item.func) in _MUTATING:
-            names += _root(item.func.value) if isinstance(item.func, ast.Attribute) else []
+            base = _base(item)
+            names += [base.id] if isinstance(base, ast.Name) else []
         if isinstance(item, _DEFS):
             continue
         inner = own_scope and not isinstance(item, _SCOPES)
@@ -200,21 +231,24 @@ def _stored(node: ast.AST | None) -> list[str]:
     return names
 
 
-def _root(node: ast.AST) -> list[str]:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return [node.id] if isinstance(node, ast.Name) else []
+def _mutated(stmt: ast.stmt) -> list[str]:
+    """The object a statement that is one mutating call changes (``_l.append(torch.softmax)``)."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _MUTATING:
+        base = _base(call.func.value)
+        return [base.id] if isinstance(base, ast.Name) else []
+    return []
 
 
 def _units(stmt: ast.stmt, conditional: bool = False):
     """The bindings of one module-level statement, compound statements opened (their bodies may not run)."""
     if isinstance(stmt, _DEFS):
         yield _Unit([stmt], [stmt.name], replaces=not conditional)
-        declared = [n for g in _inside(stmt) if isinstance(g, ast.Global) for n in g.names]
-        if declared:  # a function's `global _f` binds _f only if it runs: adds to what _f held
-            yield _Unit([stmt], declared)
     elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        yield _Unit([stmt], [(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"])
+        for alias in stmt.names:  # each name of the line gets only its own uses
+            one = ast.ImportFrom(stmt.module, [alias], stmt.level) if isinstance(stmt, ast.ImportFrom) else ast.Import([alias])
+            one.lineno = stmt.lineno
+            yield _Unit([one], [STAR if alias.name == "*" else (alias.asname or alias.name).split(".")[0]])
     elif isinstance(stmt, (ast.If, ast.While)):
         yield _Unit([stmt.test], _stored(stmt.test))
         for inner in stmt.body + stmt.orelse:
@@ -242,7 +276,7 @@ def _units(stmt: ast.stmt, conditional: bool = False):
             for inner in case.body:
                 yield from _units(inner, True)
     else:
-        yield _Unit([stmt], _stored(stmt))
+        yield _Unit([stmt], _stored(stmt) + _mutated(stmt))
 
 
 def _pattern_names(node: ast.AST) -> list[str]:
@@ -251,26 +285,49 @@ def _pattern_names(node: ast.AST) -> list[str]:
     return [node.rest] if isinstance(node, ast.MatchMapping) and node.rest else []
 
 
+def _changed_from(node: ast.AST) -> list[str]:
+    """Module names a def changes or binds when it runs: its ``global`` names, and the bases of attributes and
+    items it stores or mutating calls it makes (``_T["f"] = ...``, ``softmax.impl = ...``); the caller keeps
+    those the def reads from the module."""
+    names = [n for g in _inside(node) if isinstance(g, ast.Global) for n in g.names]
+    for item in _inside(node):
+        if isinstance(item, (ast.Attribute, ast.Subscript)) and isinstance(item.ctx, ast.Store):
+            names.append(_base(item))
+        elif isinstance(item, ast.Expr):
+            names += _mutated(item)
+    return [n.id if isinstance(n, ast.Name) else n for n in names if isinstance(n, (ast.Name, str))]
+
+
 def _binds_dynamically(node: ast.AST) -> bool:
-    """Code that binds module names out of the scan's sight: ``setattr``/``exec``/``eval`` called by name, a
-    namespace's ``update``/``setdefault``/``__setitem__``, or an item of a namespace assigned
-    (``globals()["_f"] = ...``). Reading through one (``vars(torch.Tensor)["softmax"]``) binds nothing."""
+    """Code that binds module names out of the scan's sight: ``exec``/``eval`` called by name, ``setattr`` on
+    anything but ``self``/``cls``, a namespace's ``update``/``setdefault``/``__setitem__``, or an attribute or
+    item stored into a namespace (``globals()["_f"] = ...``, ``sys.modules[__name__].softmax = ...``). Reading
+    through one (``vars(torch.Tensor)["softmax"]``) binds nothing."""
     for item in [node, *_inside(node)]:
         if isinstance(item, ast.Call):
             func = item.func
-            if isinstance(func, ast.Name) and func.id in ("setattr", "exec", "eval"):
+            if isinstance(func, ast.Name) and func.id in ("exec", "eval"):
                 return True
-            if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault", "__setitem__", "__setattr__"):
-                if _namespace(func.value):
+            if _called(func) in ("setattr", "__setattr__") and item.args and not _self(item.args[0]):
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in ("update", "setdefault", "__setitem__"):
+                if _namespace(func.value) and not _self(func.value):
                     return True
-        if isinstance(item, ast.Subscript) and isinstance(item.ctx, ast.Store) and _namespace(item.value):
-            return True
+        if isinstance(item, (ast.Subscript, ast.Attribute)) and isinstance(item.ctx, ast.Store):
+            chain = [item.value, *_inside(item.value)]
+            if any(_namespace(n) for n in chain) and not _self(item.value):
+                return True
     return False
 
 
+def _self(node: ast.AST) -> bool:
+    base = _base(node)
+    return isinstance(base, ast.Name) and base.id in ("self", "cls")
+
+
 def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, dict[str, tuple[int, str]]]:
-    """Map each top-level function or class (and ``<module>`` for code outside them) to the
-    banned names it uses, directly or through other module-level names:
+    """Map each module-level name (a function, a class, an alias: whatever a test may call; and ``<module>``
+    for code that binds nothing) to the banned names it uses, directly or through other module-level names:
     {name: {banned dotted name: (line, the expression as written)}}.
 
     Names that use nothing banned are left out. A file that does not parse gives {} (the
@@ -292,9 +349,6 @@ def scan_source(source: str, banned: list[str] | tuple[str, ...]) -> dict[str, d
         for key, line in handed.items():
             uses[name].setdefault(key, line)
     found = {name: {keys[k]: line for k, line in u.items()} for name, u in uses.items() if u}
-    # Imports and aliases are not gradable names themselves: keep functions, classes and module code.
-    gradable = {n.name for n in tree.body if isinstance(n, _DEFS)}
-    found = {name: u for name, u in found.items() if name in gradable}
     if loose_uses:
         found[MODULE_LEVEL] = {keys[k]: line for k, line in loose_uses.items()}
     return found
@@ -307,42 +361,75 @@ def _symbols(tree: ast.Module, keys: dict[str, str], source: str) -> tuple[dict[
     loose, dynamic = _Symbol(), _Symbol()
     units = [u for stmt in tree.body for u in _units(stmt)]
     scopes = _module_names_used(source)
-    own = _own_classes(tree, units)
+    context = _file_context(tree, units)
     for unit in units:
         symbol = _Symbol() if unit.names else loose
         for node in unit.nodes:
-            reads = scopes.get(node.name) if isinstance(node, _DEFS) else None
-            found = _Symbol()
-            _Collector(keys, found, own, reads).visit(node)
-            if reads is not None:  # a function's parameters and locals are its own, not the module's names
-                found.refers_to = (found.refers_to & reads) | _evaluated_outside(node)
-            symbol.uses = {**found.uses, **symbol.uses}
-            symbol.refers_to |= found.refers_to
+            _collect(node, keys, symbol, context, scopes)
         for name in unit.names:
+            if name == STAR:  # from torch.nn.functional import *: every banned name, until the file binds it again
+                for key in keys:
+                    line = getattr(unit.nodes[0], "lineno", 0)
+                    symbols[key] = _Symbol({key: (line, f"from {unit.nodes[0].module} import *")})
+                continue
             previous = symbols.get(name)
             if previous is None or unit.replaces:
                 symbols[name] = _Symbol(dict(symbol.uses), symbol.refers_to - {name})
             else:  # a binding that may not run, or that adds to what the name held, keeps what it held
                 symbols[name] = _Symbol({**previous.uses, **symbol.uses}, (previous.refers_to | symbol.refers_to) - {name})
+        for node in unit.nodes:  # what a def changes in the module when it runs: those names get its uses too
+            if isinstance(node, _DEFS):
+                for name in set(_changed_from(node)) & scopes.get(node.name, set()) - {node.name}:
+                    held = symbols.setdefault(name, _Symbol())
+                    held.uses = {**symbol.uses, **held.uses}
+                    held.refers_to |= {node.name}
     for stmt in tree.body:
         if _binds_dynamically(stmt):
-            _Collector(keys, dynamic, own).visit(stmt)
-        for node in [stmt, *_inside(stmt)]:  # from torch.nn.functional import *: every banned name it exports
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
-                if any(a.name == "*" for a in node.names):
-                    for key in keys:
-                        symbols.setdefault(key, _Symbol()).uses.setdefault(key, (node.lineno, f"from {node.module} import *"))
+            _collect(stmt, keys, dynamic, context, scopes)
     return symbols, loose, dynamic
 
 
-def _own_classes(tree: ast.Module, units: list[_Unit]) -> dict[str, set[str]]:
-    """The file's classes that nothing else binds, with the attributes their bodies define."""
-    bound_otherwise = {n for u in units if not (len(u.nodes) == 1 and isinstance(u.nodes[0], ast.ClassDef)) for n in u.names}
+def _collect(node: ast.AST, keys: dict[str, str], symbol: _Symbol, context: _Context, scopes: dict) -> None:
+    """Add what ``node`` uses and refers to into ``symbol``: a def reads from the module only what its symbol
+    tables say it reads (its parameters and locals are its own), plus what its header evaluates there."""
+    reads = scopes.get(node.name) if isinstance(node, _DEFS) else None
+    here = _Context(context.own, context.instances, context.torch_names, reads, isinstance(node, ast.ClassDef))
+    found = _Symbol()
+    _Collector(keys, found, here).visit(node)
+    if reads is not None:
+        found.refers_to = (found.refers_to & reads) | _evaluated_outside(node)
+    symbol.uses = {**found.uses, **symbol.uses}
+    symbol.refers_to |= found.refers_to
+
+
+def _file_context(tree: ast.Module, units: list[_Unit]) -> _Context:
+    """The file's own classes (bound by nothing else) and the methods their bodies define, the module names
+    bound only to an instance of one, and the names imported from torch."""
+    by_name: dict[str, list[_Unit]] = {}
+    for unit in units:
+        for name in unit.names:
+            by_name.setdefault(name, []).append(unit)
     own: dict[str, set[str]] = {}
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name not in bound_otherwise:
-            own[node.name] = {n for stmt in node.body for n in ([stmt.name] if isinstance(stmt, _DEFS) else _stored(stmt))}
-    return own
+        if isinstance(node, ast.ClassDef) and all(u.nodes == [node] for u in by_name.get(node.name, [])):
+            deleted = {n.id for n in _inside(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+            own[node.name] = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} - deleted
+    instances = {
+        name
+        for name, bound in by_name.items()
+        if all(isinstance(u.nodes[0], ast.Assign) and isinstance(u.nodes[0].value, ast.Call)
+               and _called(u.nodes[0].value.func) in own for u in bound)
+    }  # fmt: skip
+    torch_names = {
+        name
+        for stmt in tree.body
+        for node in [stmt, *_inside(stmt)]
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+        for name in [(alias.asname or alias.name).split(".")[0]]
+        if (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] == "torch"
+    }
+    return _Context(own, instances, torch_names)
 
 
 def _module_names_used(source: str) -> dict[str, set[str]]:
@@ -392,17 +479,21 @@ def _evaluated_outside(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassD
 
 def _spread(symbols: dict[str, _Symbol]) -> dict[str, dict[str, tuple[int, str]]]:
     """Uses flow from a name to every name that refers to it (a function calling a helper, an alias of an
-    import): iterated to a fixed point."""
+    import), along the references backwards from each name that uses something (linear in the references:
+    a file of thousands of chained aliases costs what it weighs)."""
     uses = {name: dict(s.uses) for name, s in symbols.items()}
-    changed = True
-    while changed:
-        changed = False
-        for name, symbol in symbols.items():
-            for other in symbol.refers_to & symbols.keys():
-                for key, line in uses[other].items():
-                    if key not in uses[name]:
-                        uses[name][key] = line
-                        changed = True
+    users: dict[str, set[str]] = {}
+    for name, symbol in symbols.items():
+        for other in symbol.refers_to & symbols.keys():
+            users.setdefault(other, set()).add(name)
+    pending = [name for name, found in uses.items() if found]
+    while pending:
+        other = pending.pop()
+        for name in users.get(other, ()):
+            new = {key: line for key, line in uses[other].items() if key not in uses[name]}
+            if new:
+                uses[name].update(new)
+                pending.append(name)
     return uses
 
 
@@ -425,17 +516,37 @@ def refers_to(source: str) -> dict[str, set[str]]:
         return {}
     symbols, _, _ = _symbols(tree, {}, source)
     imported = {n for stmt in tree.body if isinstance(stmt, (ast.Import, ast.ImportFrom)) for u in _units(stmt) for n in u.names}
-    direct = {name: s.refers_to for name, s in symbols.items() if name not in imported}
-    reach = {name: refs & direct.keys() for name, refs in direct.items()}
-    changed = True
-    while changed:
-        changed = False
-        for name, refs in reach.items():
-            more = set().union(*(reach[r] for r in refs)) - refs - {name}
-            if more:
-                refs |= more
-                changed = True
-    return reach
+    names = symbols.keys() - imported  # once: `a & b - c` would build `b - c` for every name
+    direct = {name: s.refers_to & names for name, s in symbols.items() if name not in imported}
+    return _Reach(direct)
+
+
+class _Reach(dict):
+    """``refers_to``'s answer, each name's reach found when it is first asked for (a file of thousands of chained
+    aliases would otherwise cost the grader a walk from every one of them)."""
+
+    def __init__(self, direct: dict[str, set[str]]) -> None:
+        super().__init__()
+        self._direct = direct
+
+    def __missing__(self, name: str) -> set[str]:
+        if name not in self._direct:
+            raise KeyError(name)
+        seen: set[str] = set()
+        pending = list(self._direct[name])
+        while pending:
+            other = pending.pop()
+            if other not in seen and other != name:
+                seen.add(other)
+                pending.extend(self._direct.get(other, ()))
+        self[name] = seen
+        return seen
+
+    def get(self, name: str, default: set[str] | None = None) -> set[str] | None:  # type: ignore[override]
+        try:
+            return self[name]
+        except KeyError:
+            return default
 
 
 def describe(uses: dict[str, tuple[int, str]]) -> str:
