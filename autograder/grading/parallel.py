@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import queue
-import signal
 import subprocess
 import sys
 import tempfile
@@ -87,7 +86,6 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
         stderr=subprocess.DEVNULL,
         text=True,
         errors="replace",
-        start_new_session=True,
     )
     events: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [events.put(line) for line in proc.stdout] + [events.put(None)], daemon=True).start()
@@ -124,15 +122,14 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM (the grader cleans up its workers), then SIGKILL for its whole session after a grace."""
+    """SIGTERM (the grader cleans up its workers), then SIGKILL after a grace (a grader stuck in one C call
+    cannot run its handler; its workers are then killed by the next grader's start-up, which kills every
+    process of its worker user). The grader stays in our process group: Ctrl-C reaches it as before."""
     try:
         proc.terminate()
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        proc.kill()
         proc.wait()
 
 
