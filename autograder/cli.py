@@ -1,8 +1,8 @@
 """Command line: ``python -m autograder <command>`` (``grade``, ``gradescope``, ``prairielearn``; a staff's in the kit).
 
 One job: parse the command and run it. The grading commands are here; a course staff's commands (``grade-all``:
-:mod:`.cohort.batch`; ``release``, its proofs and measures, authoring: :mod:`.release.commands`) are added from
-the instructor's tools when this copy of the engine holds them, and refused with where to run them when not.
+:mod:`.cohort.batch` and :mod:`.pool.parallel`; ``release``, its proofs and measures, authoring:
+:mod:`.release.commands`) are added from the instructor's tools when this copy of the engine holds them, and refused with where to run them when not.
 """
 
 from __future__ import annotations
@@ -44,16 +44,6 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_grade_many(args: argparse.Namespace) -> int:
-    import json
-
-    from .grading.parallel import grade_many
-
-    jobs = [(Path(job[0]), Path(job[1]), *job[2:]) for job in json.loads(Path(args.jobs_file).read_text())]
-    grade_many(load_assignment(args.assignment), jobs)
-    return 0
-
-
 def _cmd_gradescope(args: argparse.Namespace) -> int:
     from .platforms.gradescope import run_gradescope
 
@@ -82,9 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
     _grading_commands(sub)
     if _has_instructor_tools():  # a course staff's commands, in the kit's checkout (the zips ship no such tools)
         from .cohort.batch import add_command as add_grade_all
+        from .pool.parallel import add_command as add_grade_many
         from .release.commands import add_commands as add_release_commands
 
         add_grade_all(sub)
+        add_grade_many(sub)
         add_release_commands(sub)
     return parser
 
@@ -97,12 +89,6 @@ def _grading_commands(sub: Any) -> None:
     p.add_argument("--results", help="where to write results.json (default ./results.json)")
     p.add_argument("--no-diagnosis", action="store_true", help="skip naming catalogued mistakes")
     p.set_defaults(func=_cmd_grade)
-
-    if _has_instructor_tools():  # run by grade-all and the release only (a copy of the engine alone refuses it)
-        p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
-        p.add_argument("assignment")
-        p.add_argument("jobs_file")
-        p.set_defaults(func=_cmd_grade_many)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
     p.set_defaults(func=_cmd_gradescope)
@@ -133,11 +119,12 @@ def _instructor_command(command: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from .checkout import switch_checkout
+    if _has_instructor_tools():  # the checkout this runs in, if another: its engine runs the command
+        from .release.checkout import switch_checkout
 
-    argv, status = switch_checkout(argv)  # the checkout this runs in, if another: its engine runs the command
-    if status is not None:
-        return status
+        argv, status = switch_checkout(argv)
+        if status is not None:
+            return status
     if argv[:1] and argv[0] not in GRADING_COMMANDS and not argv[0].startswith("-") and not _has_instructor_tools():
         return _instructor_command(argv[0])
     try:

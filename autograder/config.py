@@ -25,7 +25,7 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 STUDENT_USER = "kit-student"
 # The engine's folders a grading never imports (tests/unit/test_layout.py holds it): the instructor's tools and
 # the release's templates. autograder.zip and the PrairieLearn package carry the grading engine without them.
-INSTRUCTOR_ONLY = ("release", "cohort", "templates")
+INSTRUCTOR_ONLY = ("release", "cohort", "pool", "templates")
 
 
 class ConfigError(Exception):

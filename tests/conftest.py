@@ -25,6 +25,19 @@ ASSIGNMENTS = list_assignments(KIT)
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
 
 
+def user_files(uid: int) -> tuple[dict[int, int], bool]:
+    """What ``uid`` has written where any user may write, in one pass (sandbox/proctree.py's FileCount):
+    {filesystem: bytes}, and whether it kept to 100,000 entries."""
+    from autograder.sandbox import proctree
+
+    count = proctree.FileCount(uid, [], proctree.world_writable_folders())
+    try:
+        count.step([], 10.0)
+    finally:
+        count.close()
+    return count.used(), count.entries() <= 100_000
+
+
 def run_cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=KIT, capture_output=True, text=True, timeout=timeout)
 

@@ -22,7 +22,7 @@ whose kind is ``unfinished``) in ``results/``: grade-all removes such stale file
 after grading, and regrades unfinished placeholders instead of keeping them.
 
 One job: the ``grade-all`` command, start to end. Reading the export is :mod:`.export`,
-grading in parallel :mod:`.parallel`, whose submission counts and the class mean
+grading in parallel :mod:`..pool.parallel`, whose submission counts and the class mean
 :mod:`.class_stats`, the late policy :mod:`.late_policy` (its ledger :mod:`.late_days`), the CSV
 files :mod:`.gradebook`, the similar pairs :mod:`.similarity` (:mod:`.similarity_pages`), the
 students' pages :mod:`.student_pages`, and the dashboard :mod:`.report`.
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import KIT_ROOT, Assignment, ConfigError, load_assignment
-from ..grading.parallel import parallel_grade
+from ..pool.parallel import parallel_grade
 from .class_stats import annotate_regrade, class_mean, gradebook_entries, mark_superseded
 from .cohort import regrade_diff
 from .export import BatchError, _contains_file, _parse_time, check_duplicates, find_submissions, make_private, unlisted

@@ -5,6 +5,6 @@
 code (``local.py`` the in-process student the diagnoser replays with; ``student.py`` the interface both
 implement); ``scoring.py`` turns pytest's reports into records (``record.py``); ``results.py`` and
 ``feedback_text.py`` render them; ``recipes.py`` records the calls probe models make; ``numerics.py``
-pins the CPU kernels; ``text_limits.py`` cuts text where a reader can stop; ``parallel.py`` grades many
-submissions in grader processes side by side (grade-all and the release's self-check).
+pins the CPU kernels; ``text_limits.py`` cuts text where a reader can stop. Many submissions side by side (grade-all, the
+release's self-check) are the instructor's ``pool/parallel.py``.
 """

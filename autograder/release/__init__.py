@@ -8,5 +8,6 @@ caches; ``caught_by.py``, ``mutants.py``, ``snapshot.py``, ``determinism.py`` an
 tests; ``scaffold.py`` and ``rename.py`` help an author; ``functions.py`` says which functions an
 assignment grades; ``notebooks.py`` builds the lab notebooks and Otter checks; ``prairielearn_question.py``
 builds the PrairieLearn question and ``prairielearn_proofs.py`` proves it; ``gradescope_sim.py`` and
-``prairielearn_sim.py`` run a built release in a simulated ``/autograder`` or ``/grade`` tree.
+``prairielearn_sim.py`` run a built release in a simulated ``/autograder`` or ``/grade`` tree; ``checkout.py``
+chooses which kit checkout a staff's command works on.
 """

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..catalogue import CatalogueEntry, read_catalogue, submission_source
 from ..config import ENGINE, KIT_ROOT, Assignment, ConfigError
-from ..grading.parallel import parallel_grade
+from ..pool.parallel import parallel_grade
 from .markers import make_stub
 
 # Gradings of catalogue entries, keyed on every input that can change a result (see _fingerprint).

@@ -576,20 +576,6 @@ class FileCount:
                     pending.append(entry.path)
 
 
-def user_files(
-    uid: int, roots: list[str], pids: list[int], max_entries: int = 100_000, seconds: float = 10.0
-) -> tuple[dict[int, int], bool]:
-    """What ``uid`` has written where any user may write, counted in one go (see :class:`FileCount`):
-    {filesystem (st_dev): bytes}, and whether the student kept to ``max_entries`` entries of its own.
-    A pass cut short by ``seconds`` returns what it found (other owners' entries never count)."""
-    count = FileCount(uid, roots, world_writable_folders())
-    try:
-        count.step(pids, seconds)
-    finally:
-        count.close()
-    return count.used(), count.entries() <= max_entries
-
-
 # -- System V IPC and shared memory held by a user ---------------------------------------------
 
 _IPC_RMID = 0

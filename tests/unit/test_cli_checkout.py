@@ -1,4 +1,4 @@
-"""`attention-kit` works on the checkout it runs in (autograder/checkout.py): from inside another kit checkout
+"""`attention-kit` works on the checkout it runs in (autograder/release/checkout.py): from inside another kit checkout
 sharing the venv, that checkout's engine and assignments are used, and one line says so; `--kit-root` and
 `KIT_ROOT` choose one explicitly; the platforms' entry points never switch."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import KIT
 
-from autograder import checkout
+from autograder.release import checkout
 
 # The engine imported from this kit, as the installed console script does (its folder is not the cwd).
 INSTALLED = f"import sys; sys.path.insert(0, {str(KIT)!r}); from autograder.cli import main; sys.exit(main(sys.argv[1:]))"

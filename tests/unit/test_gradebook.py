@@ -12,7 +12,7 @@ from autograder.cohort.cohort import regrade_diff
 from autograder.cohort.export import Submission, _parse_time
 from autograder.cohort.gradebook import safe_cell, short_column, write_gradebooks, write_regrade_diff
 from autograder.config import load_assignment
-from autograder.grading.parallel import EVENT_PREFIX, parse_event, progress_event
+from autograder.pool.parallel import EVENT_PREFIX, parse_event, progress_event
 
 KIT = Path(__file__).resolve().parents[2]
 ATTENTION = load_assignment("attention", KIT)

@@ -101,3 +101,12 @@ def test_a_copy_without_the_instructors_tools_refuses_their_commands_and_still_g
         assert f"`{command}` is a course staff's command" in err and "run it in the kit's checkout" in err
     assert cli.main(["grade", "attention", str(tmp_path / "nothing.py")]) == 2  # a grading command goes on
     assert "does not exist" in capsys.readouterr().err
+
+
+SHIPPED_LINES_AIM = 9_000  # the issue "One record per grading": the grading engine smaller than 9,000 lines
+
+
+def test_the_engine_a_platform_runs_stays_under_its_line_aim():
+    """What autograder.zip and the PrairieLearn package carry of the engine (the instructor's tools are not in it)."""
+    lines = sum((ENGINE / rel).read_text().count("\n") for rel in shipped_engine_files() if rel.endswith(".py"))
+    assert lines < SHIPPED_LINES_AIM, f"the shipped engine has {lines} lines; the aim is under {SHIPPED_LINES_AIM}"

@@ -1,4 +1,4 @@
-"""grade-all's watch over its grader processes (autograder/grading/parallel.py): a grading stuck where no timer
+"""grade-all's watch over its grader processes (autograder/pool/parallel.py): a grading stuck where no timer
 of its own can reach it (one C call, as the notebook reader's quadratic pattern was: 90 s for one line of 300,000
 spaces, the red team's) is stopped, and the classmates after it in the same process are graded by a new one."""
 
@@ -9,7 +9,7 @@ import sys
 import time
 import types
 
-from autograder.grading import parallel
+from autograder.pool import parallel
 
 FAKE_GRADER = r"""
 import json, sys, time

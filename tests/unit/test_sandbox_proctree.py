@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import user_files
 
 from autograder.sandbox import proctree
 from autograder.sandbox.users import running_as_root
@@ -211,7 +212,7 @@ def test_entries_of_other_owners_never_count_nor_make_the_count_fail(student, tm
                 f.write(b"z" * (1 << 20))
 
         as_user(student, write)
-        used, within = proctree.user_files(student.pw_uid, [], [])
+        used, within = user_files(student.pw_uid)
         assert within and 1 << 20 <= sum(used.values()) < 2 << 20, used
         count = proctree.FileCount(student.pw_uid, [], proctree.world_writable_folders())
         steps = 1
@@ -234,7 +235,7 @@ def test_extended_attributes_of_the_students_files_count(student):
         as_user(student, write)
     except AssertionError:
         pytest.skip("this kernel keeps no user.* attributes on tmpfs")
-    used, _ = proctree.user_files(student.pw_uid, [], [])
+    used, _ = user_files(student.pw_uid)
     assert used.get(os.stat("/dev/shm").st_dev, 0) >= 4 << 20, used
     assert proctree.remove_user_files(student.pw_uid) == 1
 

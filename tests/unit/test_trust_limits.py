@@ -13,6 +13,7 @@ import zipfile
 
 import pytest
 import torch
+from conftest import user_files
 
 from autograder.grading.submission import SubmissionProblem, UnpackBudget, central_directory, check_central_directory
 from autograder.sandbox import channel, proctree
@@ -269,7 +270,7 @@ def test_only_the_students_own_files_count_and_are_removed(tmp_path):
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-    used, complete = proctree.user_files(user.pw_uid, [], [])
+    used, complete = user_files(user.pw_uid)
     assert complete and 4 << 20 <= sum(used.values()) < 5 << 20, used
     assert proctree.remove_user_files(user.pw_uid) == 2
-    assert sum(proctree.user_files(user.pw_uid, [], [])[0].values()) == 0
+    assert sum(user_files(user.pw_uid)[0].values()) == 0

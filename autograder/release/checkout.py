@@ -15,6 +15,8 @@ When that is not the engine's own checkout, the command runs again, once, as ``p
 that checkout first on ``PYTHONPATH``: its own engine, whose ``KIT_ROOT`` is itself (nothing else changes
 where files are found), after one line on stderr saying which checkout is used. The platforms' entry points
 (``gradescope``, ``prairielearn``) and the internal ``grade-many`` never switch: they run inside a built tree.
+A shipped copy of the engine (autograder.zip, the PrairieLearn package) has no other checkout to choose and does
+not carry this module: it is one of the instructor's tools.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-from .config import KIT_ROOT
+from ..config import KIT_ROOT
 
 NEVER_SWITCH = ("gradescope", "prairielearn", "grade-many")
 OPTION = "--kit-root"

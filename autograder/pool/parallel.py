@@ -10,6 +10,7 @@ and the release self-check grade through :func:`parallel_grade`.
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
@@ -20,8 +21,10 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
-from ..config import KIT_ROOT, Assignment
+from ..config import KIT_ROOT, Assignment, load_assignment
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +152,8 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
     Saves the grader's and the worker's start-up (importing torch) for every
     submission after the first; each submission still gets a fresh worker.
     """
+    from ..grading.grade import exit_on_terminate, grade_submission
     from ..sandbox import Zygote
-    from .grade import exit_on_terminate, grade_submission
 
     exit_on_terminate()
     zygote = Zygote(list(assignment.banned), trains=assignment.trains)
@@ -171,8 +174,20 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             )
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)
-        logging.getLogger("autograder.grading.parallel").info(
-            "%d of %d workers forked from the template", zygote.forks, len(jobs)
-        )
+        log.info("%d of %d workers forked from the template", zygote.forks, len(jobs))
     finally:
         zygote.close()
+
+
+def add_command(sub: Any) -> None:
+    """``grade-many``: run by grade-all and the release only (a copy of the engine alone refuses it)."""
+    p = sub.add_parser("grade-many", help="(internal) grade a JSON list of [upload, results] pairs in one process")
+    p.add_argument("assignment")
+    p.add_argument("jobs_file")
+    p.set_defaults(func=_cmd_grade_many)
+
+
+def _cmd_grade_many(args: argparse.Namespace) -> int:
+    jobs = [(Path(job[0]), Path(job[1]), *job[2:]) for job in json.loads(Path(args.jobs_file).read_text())]
+    grade_many(load_assignment(args.assignment), jobs)
+    return 0
