@@ -172,6 +172,9 @@ def _grade(assignment: Assignment, subs: list, out: Path, args: argparse.Namespa
     unfinished = sum((out / "results" / f"{s.sid}.json").is_file() for s in todo) if not args.force else 0
     if len(subs) - len(todo):
         print(f"{len(subs) - len(todo)} submission(s) already graded (kept; --force regrades them)")
+    stopped = sorted(sid for sid, d in documents.items() if (d.get("extra_data") or {}).get("kind") == "stopped")
+    if stopped:
+        print(f"{len(stopped)} of them stopped stuck by an earlier run ({', '.join(stopped[:5])}): score 0, flagged")
     if unfinished:
         print(f"{unfinished} grading(s) a killed run left unfinished: graded again")
     progress = None

@@ -42,6 +42,7 @@ TEST_KIND_FLAGS = {
 SUBMISSION_KIND_FLAGS = {
     "grader-error": "grader-error",
     "unfinished": "grader-error",
+    "stopped": "timeout",
     "ungradable": "ungradable",
     "import-error": "import-error",
 }

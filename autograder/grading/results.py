@@ -96,6 +96,7 @@ SUBMISSION_KINDS = {
     "ungradable": "the upload holds no gradable file (the reason is the output)",
     "grader-error": "the grader failed (internal error or misconfiguration): not the student's doing",
     "unfinished": "grading did not finish (the placeholder written before grading starts)",
+    "stopped": "grade-all stopped the grading: it reported nothing far past its limit (kept until --force)",
 }
 
 

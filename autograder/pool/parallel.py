@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import KIT_ROOT, Assignment, load_assignment
+from ..grading.results import failure_document, write_results
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +77,9 @@ def parallel_grade(assignment: Assignment, jobs: list[tuple], processes: int = 0
 def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock: threading.Lock, on_done) -> int:
     """One ``grade-many`` process over ``chunk``; returns how many jobs it reported. A grading the process does
     not finish in ``JOB_WALL`` times its run limit (stuck in one C call that no timer of its own can interrupt,
-    as a pathological regular expression once was) is stopped: that job keeps the placeholder its grading wrote
-    ("did not finish"), and the caller starts another process for the rest, so no classmate waits behind it."""
+    as a pathological regular expression once was) is stopped: that job's results say so (kind ``stopped``,
+    which grade-all keeps rather than waiting for it again), and the caller starts another process for the rest,
+    so no classmate waits behind it."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
     expected = [str(u) for u, *_ in chunk]
@@ -102,6 +104,8 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
                 stuck = expected[count] if count < len(expected) else "its last grading's end"
                 log.warning("%s did not finish in %.0f s: its grader process is stopped", stuck, limit)
                 _stop(proc)
+                if count < len(chunk):
+                    _mark_stopped(Path(chunk[count][1]), limit)
                 return count
             if line is None:
                 break
@@ -124,6 +128,17 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
         os.unlink(f.name)
 
 
+def _mark_stopped(results: Path, seconds: float) -> None:
+    """The stuck grading's placeholder ("did not finish") becomes the reason, which grade-all keeps; results
+    its grading wrote in full before the process stuck (nothing known does that) are left as they are."""
+    try:
+        finished = json.loads(results.read_text()).get("extra_data", {}).get("kind") != "unfinished"
+    except (OSError, ValueError, AttributeError):
+        finished = False
+    if not finished:
+        write_results(results, failure_document(STOPPED.format(seconds=seconds), kind="stopped"))
+
+
 def _stop(proc: subprocess.Popen) -> None:
     """SIGTERM (the grader cleans up its workers), then SIGKILL after a grace (a grader stuck in one C call
     cannot run its handler; its workers are then killed by the next grader's start-up, which kills every
@@ -136,6 +151,11 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+STOPPED = (
+    "Grading was stopped: it reported nothing for {seconds:.0f} s, far past its time limit (stuck in one long call "
+    "that no timer reaches). This score of 0 stands until course staff regrade it (grade-all --force, or grade); "
+    "contact them with your submission time."
+)
 JOB_WALL = 1.5  # a grading's own run limit is run_timeout * BATCH_RUN_WALL; the watch waits half as long again
 JOB_SLACK_S = 120.0  # plus start-up (torch's import) and the results' writing
 

@@ -155,10 +155,7 @@ def grade_sources(
         parallel_grade(assignment, jobs, jobs_n)
         for (label, _source, cached), (_upload, out, _options) in zip(todo, jobs):
             document = _with_exit_code(json.loads(out.read_text()) if out.is_file() else None)
-            # Never cached: a grading that broke, or one where the student's code ran out of time or memory or
-            # crashed (a loaded machine can cause that; the next release must grade it again).
-            extra = document.get("extra_data", {})
-            if document["_exit_code"] == 0 and not extra.get("stopped") and extra.get("load") not in UNSTABLE_LOADS:
+            if _cacheable(document):
                 temporary = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
                 temporary.write_text(json.dumps(document))
                 temporary.replace(cached)
@@ -168,6 +165,18 @@ def grade_sources(
 
 # A load that hung, ran out of memory or crashed may be the machine's doing (a loaded machine): never cached.
 UNSTABLE_LOADS = ("timeout", "memory", "crash")
+
+
+def _cacheable(document: dict) -> bool:
+    """Never cached: a grading that broke, did not finish or was stopped stuck, or one where the student's code
+    ran out of time or memory or crashed (a loaded machine can cause that; the next release grades it again)."""
+    extra = document.get("extra_data", {})
+    return (
+        document["_exit_code"] == 0
+        and not extra.get("stopped")
+        and extra.get("load") not in UNSTABLE_LOADS
+        and extra.get("kind") not in ("grader-error", "unfinished", "stopped")
+    )
 
 
 def _with_exit_code(document: dict | None) -> dict:
