@@ -117,3 +117,53 @@ def test_an_upstream_softmax_mistake_is_not_also_told_as_an_attention_one(tmp_pa
         (tmp_path / mistake).mkdir()
         named, _ = _named(tmp_path / mistake, "attention", mistake)
         assert named == {mistake}, named
+
+
+def _graded(tmp_path, assignment_name: str, source: str) -> dict:
+    upload = write_submission(tmp_path / "s", assignment_name, source)
+    results = tmp_path / "r.json"
+    proc = run_cli("grade", assignment_name, str(upload), "--results", str(results))
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(results.read_text())
+
+
+def test_a_mistake_counts_only_where_the_students_code_runs_the_function_it_changes(tmp_path):
+    """d2l's shape (an outside grader's find): the graded softmax is exp / sum, and the attention keeps a stable
+    softmax of its own. The attention tests never run the graded softmax, so they neither rule `softmax_no_max`
+    out (passed) nor name a softmax mistake; the softmax tests name `softmax_no_max`, not `fully_blocked_nan`
+    (whose "x - max = NaN" the code never computes). Before, the softmax failures were "resembles"."""
+    import re
+
+    assignment = load_assignment("attention", KIT)
+    reference = assignment.solution.read_text()
+    own = re.sub(r"(?<![\w.])softmax\(", "_own_softmax(", reference)  # the attention calls a stable copy
+    plain = "\n\ndef softmax(x, dim=-1):\n    e = torch.exp(x)\n    return e / e.sum(dim=dim, keepdim=True)\n"
+    document = _graded(tmp_path, "attention", own + plain)
+    failed = [t for t in document["tests"] if t["score"] < t["max_score"]]
+    assert failed and {t["extra_data"]["function"] for t in failed} == {"softmax"}, [t["name"] for t in failed]
+    named = {m for t in failed for m in t["extra_data"]["mistakes"]}
+    assert named == {"softmax_no_max"}, named
+    assert all(t["extra_data"]["diagnosis"] == "named" for t in failed), [t["extra_data"] for t in failed]
+
+
+def test_a_mistake_that_fails_a_case_the_student_passed_is_not_named(tmp_path):
+    """sglang's shape (an outside grader's find): the nucleus measured on the mass before top-k. On 8 equal tokens
+    with top_k=4, top_p=0.75 it keeps 4 tokens, as `top_p_keeps_at_threshold` does; but it passes the threshold
+    cases without top-k, which that mistake fails: not named (it was)."""
+    assignment = load_assignment("decoding", KIT)
+    source = assignment.solution.read_text()
+    edits = [
+        ("probs = torch.softmax(logits / temperature, dim=-1)", "probs = raw = torch.softmax(logits / temperature, dim=-1)"),
+        (
+            "before = sorted_probs.cumsum(dim=-1) - sorted_probs",
+            "before = raw.gather(-1, order).cumsum(-1) - raw.gather(-1, order)",
+        ),
+    ]
+    for old, new in edits:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    document = _graded(tmp_path, "decoding", source)
+    threshold = [t for t in document["tests"] if t["extra_data"]["test"].endswith("::test_top_p_exact_threshold")]
+    assert any(t["score"] == 0 for t in threshold) and any(t["score"] == t["max_score"] for t in threshold)
+    named = {m for t in document["tests"] if t["extra_data"]["diagnosis"] == "named" for m in t["extra_data"]["mistakes"]}
+    assert "top_p_keeps_at_threshold" not in named, named

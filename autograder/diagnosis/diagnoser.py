@@ -266,6 +266,8 @@ class Diagnoser:
         # (mistakes, test key) -> whether those mistakes together pass them all (cancelled)
         self._passing: dict[str, list[TestReplay | None]] = {}
         self._passes: dict[tuple[str, str], bool] = {}
+        self._fails_passed: dict[tuple[str, str], bool] = {}  # (mistake, test key) -> _fails_a_passed_case
+        self._graded: set[str] | None = None  # the graded functions and classes (_unrelated), read on first use
 
     def _changed(self, entry: CatalogueEntry) -> set[str]:
         """The functions ``entry`` changes; computed only when a failed check is diagnosed (a
@@ -418,23 +420,61 @@ class Diagnoser:
                 self.matched.add(entry.name)
         return matches, True
 
-    def consistent(self, names: list[str], passed: set[str]) -> list[str]:
+    def consistent(self, names: list[str], passed: set[str], ran: dict[str, set[str] | None] | None = None) -> list[str]:
         """The names among ``names`` that explain everything the submission did across all its tests.
 
         A mistake is ruled out when its replay, on some failed check, did something wrong that the
         student's code did not do, or when the student passed a test the mistake is declared to fail
-        (a softmax that passes the large-input tests did not skip the max subtraction).
+        (a softmax that passes the large-input tests did not skip the max subtraction), or passed a case
+        of it that the mistake fails (a nucleus that keeps the threshold token fails every threshold case).
+        ``ran``: per test, the graded functions the student's code ran there (:meth:`_unrelated`).
         """
+        ran = ran or {}
         keep = []
         for name in names:
             entry = self._by_name.get(name)
             if entry is None or name in self.ruled_out:
                 continue
-            declared_passed = [key for key in entry.caught_by if key in passed]
+            declared = [key for key in entry.caught_by if not self._unrelated(entry, ran.get(key))]
+            declared_passed = [key for key in declared if key in passed]
             if declared_passed and not self.cancelled(entry, declared_passed):
+                continue
+            partly = [key for key in declared if key not in passed and self._fails_a_passed_case(entry, key)]
+            if partly and not self.cancelled(entry, partly):
                 continue
             keep.append(name)
         return keep
+
+    def _unrelated(self, entry: CatalogueEntry, ran: set[str] | None) -> bool:
+        """Whether ``entry`` changes only graded functions that the student's code did not run in a test (``ran``:
+        the file's names that test ran, by the grader's reading of the source; None: not known). An attention
+        that keeps a softmax of its own never runs the graded ``softmax``: a softmax mistake can neither explain
+        nor be contradicted by what that attention does (the mistake's replay runs the reference's attention,
+        which calls the mistaken softmax)."""
+        if ran is None:
+            return False
+        if self._graded is None:
+            self._graded = {f.split(".")[0] for f in self.assignment.graded_functions}
+        changed = self._changed(entry)
+        return bool(changed) and changed <= self._graded and not changed & ran
+
+    def _fails_a_passed_case(self, entry: CatalogueEntry, test_key: str) -> bool:
+        """Whether ``entry`` alone certainly fails a case of ``test_key`` that the student's code passed (a replay
+        that cannot run, or the budget, proves nothing)."""
+        if (entry.name, test_key) not in self._fails_passed:
+            verdict = False
+            for case in self._passing.get(test_key, []):
+                if case is None or self.replays["replay"] >= REPLAYS_PER_SUBMISSION["replay"]:
+                    break
+                self.replays["replay"] += 1
+                try:
+                    if self._observe(entry, case) is not PASSED:
+                        verdict = True
+                        break
+                except (OutOfTime, OutOfBudget, ConfigError):
+                    break
+            self._fails_passed[(entry.name, test_key)] = verdict
+        return self._fails_passed[(entry.name, test_key)]
 
     def keep_passed(self, test_key: str, item: Any) -> None:
         """Keep the replay of a case the student's code passed, of a test some mistake is declared to fail
@@ -564,6 +604,7 @@ class Diagnoser:
         named: list[str],
         first_look: bool = True,
         passed: frozenset[str] | set[str] = frozenset(),
+        ran: set[str] | None = None,
     ) -> list[str]:
         """The second look at a failure no mistake explained alone (the scoring plugin, once every test ran):
         the mistakes named elsewhere in the same submission, one at a time (a mistake whose effect reaches a
@@ -571,9 +612,9 @@ class Diagnoser:
         one more, hidden by them: a mistake of another function declared to fail this test, none of whose
         declared tests passed (``passed``: the tests every case of which passed). Their ids, or [].
         ``first_look``: whether the failure was compared alone first (if not, the budget stopped that look, and
-        the mistakes declared to fail this test are tried alone here too)."""
+        the mistakes declared to fail this test are tried alone here too); ``ran``: as for the first look."""
         names = list(dict.fromkeys([*(n for n in named if n in self._by_name), *(e.name for e in self.several())]))
-        entries = [self._by_name[n] for n in names[:3]]
+        entries = [e for e in (self._by_name[n] for n in names) if not self._unrelated(e, ran)][:3]
         got = getattr(exc, "got", None)  # ``call``: replay_of(exc, item), taken when the test failed
         if not entries or got is None or not isinstance(call, (dict, TestReplay)):
             return []
@@ -584,7 +625,11 @@ class Diagnoser:
         kind = "call" if isinstance(call, dict) else "again"
         # each case of a test tries the next hidden ones: a parametrized test's cases show the same mistakes
         tried = self._hidden_tried.setdefault(test_key, set())
-        hidden = [c for c in self._hidden_beside(entries, test_key, passed) if c[-1].name not in tried - self.matched]
+        hidden = [
+            c
+            for c in self._hidden_beside(entries, test_key, passed)
+            if c[-1].name not in tried - self.matched and not self._unrelated(c[-1], ran)
+        ]
         hidden = hidden[: HIDDEN_PER_LOOK[kind]]
         # two of three named elsewhere (the third, an alternative seen once, would spoil the three together: a
         # step mistake and a fresh generator per training step give the training losses; an attention mistake
@@ -680,12 +725,15 @@ class Diagnoser:
             if n in self._by_name
         }
 
-    def __call__(self, exc: BaseException, test_key: str = "", item: Any = None) -> tuple[list[str], bool]:
+    def __call__(
+        self, exc: BaseException, test_key: str = "", item: Any = None, ran: set[str] | None = None
+    ) -> tuple[list[str], bool]:
         """(ids of matching mistakes, whether the catalogue was compared at all); ([], False) when there is
         nothing to diagnose, or when the replays' budget does not allow it (the module's docstring).
 
         ``item`` is the failed pytest item: a failure no recorded call explains is replayed by running
-        that test again on each mistake (``replay.py``)."""
+        that test again on each mistake (``replay.py``). ``ran``: the file's names the test ran; a mistake
+        of a graded function outside them is not compared (:meth:`_unrelated`)."""
         call = getattr(exc, "call", None)
         got = getattr(exc, "got", None)
         self.skipped = False
@@ -709,6 +757,7 @@ class Diagnoser:
             candidates, cost = self.entries, 1  # the reference too
         if float32:
             candidates = [e for e in candidates if test_key in e.caught_by]
+        candidates = [e for e in candidates if not self._unrelated(e, ran)]
         if not candidates:
             return [], False
         kind = "call" if isinstance(call, dict) else "replay"

@@ -89,14 +89,15 @@ class ModuleStudent:
         self._module = module
         self._helpers = helpers
         self._used: set[str] = set()
+        self._helper_ran = False
 
     @contextmanager
     def deadlines(self, deadlines: Any) -> Iterator[None]:
-        used, self._used = self._used, set()  # one test's names (names_used())
+        used, self._used, helper_ran, self._helper_ran = self._used, set(), self._helper_ran, False  # one test's
         try:
             yield  # in-process: the diagnoser's budget bounds a replay (diagnosis.Budget)
         finally:
-            self._used = used
+            self._used, self._helper_ran = used, helper_ran
 
     def output_mark(self) -> None:
         return None  # in-process: nothing is captured
@@ -136,7 +137,12 @@ class ModuleStudent:
         refers = refers_to(self._source()) if self._used else {}
         return set(self._used).union(*(refers.get(n, set()) for n in self._used))
 
+    def names_run(self) -> set[str] | None:
+        """As ``RemoteStudent.names_run``."""
+        return None if self._helper_ran else self.names_used()
+
     def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        self._helper_ran = True
         if self._helpers is None:
             raise RuntimeError("this assignment has no worker_helpers.py")
         return _call(getattr(self._helpers, name), args, kwargs)

@@ -56,6 +56,7 @@ class ScoringPlugin:
         self._unexplained: dict[str, tuple[BaseException, Any]] = {}
         self._kept_bytes = 0
         self._passed_bytes = 0  # the arguments of the passed cases kept (Diagnoser.keep_passed), LOOK_AGAIN_BYTES in all
+        self._ran: dict[str, set[str] | None] = {}  # per test key, the file's names its cases ran (_names_run)
         self._reference = None
 
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -163,6 +164,8 @@ class ScoringPlugin:
             result.message = "not run (skipped)"
         if report.when == "teardown":
             result.uses = sorted(self.student.names_used() - {result.function})
+            names, known = self._names_run(result), self._ran.get(result.key, set())
+            self._ran[result.key] = None if names is None or known is None else known | names
             mark = self._marks.pop(item.nodeid, None)
             if mark is not None:
                 result.printed = self.student.output_since(mark, OUTPUT_CHARS_PER_TEST)
@@ -170,7 +173,7 @@ class ScoringPlugin:
     def _diagnose(self, result: TestRecord, exc: BaseException, item: Any) -> None:
         """Compare a failure with the catalogue; what it concludes is settled once every test has run."""
         try:
-            mistakes, compared = self.diagnoser(exc, result.key, item)
+            mistakes, compared = self.diagnoser(exc, result.key, item, ran=self._names_run(result))
         except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
             log.error("diagnosis failed for %s:\n%s", result.key, traceback.format_exc())
             return
@@ -178,11 +181,11 @@ class ScoringPlugin:
             result.mistakes, result.diagnosis = list(mistakes), "named" if mistakes else "none"
             self._diagnosed.append(result.nodeid)
             if not mistakes:
-                self._keep_for_second_look(item, exc)
+                self._keep_for_second_look(item, exc, result)
         elif self.diagnoser.skipped:  # the budget stopped this look: the second may still find the file's mistakes
             result.diagnosis = "skipped"
             self._diagnosed.append(result.nodeid)
-            self._keep_for_second_look(item, exc)
+            self._keep_for_second_look(item, exc, result)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         graded = {r.function for r in self.results.values()}
@@ -198,12 +201,18 @@ class ScoringPlugin:
         self._diagnosed.clear()
         self._unexplained.clear()
 
-    def _keep_for_second_look(self, item: Any, exc: BaseException) -> None:
+    def _names_run(self, result: TestRecord) -> set[str] | None:
+        """The file's names the running test ran: its own function and what the student's code it called refers
+        to (None: not known, a grader helper ran); the diagnoser weighs a mistake only where its function ran."""
+        names = self.student.names_run()
+        return None if names is None else names | {result.function.split(".")[0]}
+
+    def _keep_for_second_look(self, item: Any, exc: BaseException, result: TestRecord) -> None:
         """Keep a failure no mistake explained alone, if what it holds is small (the grader's memory is bounded)."""
         size = _held_bytes(getattr(exc, "got", None))
         if self._kept_bytes + size <= LOOK_AGAIN_BYTES:
             self._kept_bytes += size
-            self._unexplained[item.nodeid] = (exc, self.diagnoser.replay_of(exc, item))
+            self._unexplained[item.nodeid] = (exc, self.diagnoser.replay_of(exc, item), self._names_run(result))
 
     def _name_consistent_mistakes(self) -> None:
         """Name a mistake only where it explains everything the submission did, in all its tests; then look
@@ -212,26 +221,27 @@ class ScoringPlugin:
             return
         failed = {r.key for r in self.results.values() if r.status != "passed"}
         passed = {r.key for r in self.results.values() if r.status == "passed"} - failed  # every case passed
+        ran = self._ran  # per test, the file's names its cases ran (None: not known)
         self.diagnoser.reconsider()  # several mistakes change each other's values: contradictions looked at again
         for nodeid in self._diagnosed:
             result = self.results[nodeid]
             before = result.diagnoses
-            kept = self.diagnoser.consistent(before, passed)
+            kept = self.diagnoser.consistent(before, passed, ran)
             if before and not kept:  # its values are that mistake's, which the rest of the submission rules out
                 result.mistakes, result.diagnosis = before[:1], "resembles"
             else:
                 result.mistakes = kept
         named = list(dict.fromkeys(n for r in self.results.values() for n in r.diagnoses))
-        for nodeid, (exc, call) in self._unexplained.items():
+        for nodeid, (exc, call, names_ran) in self._unexplained.items():
             result = self.results[nodeid]
             if result.diagnosis in ("none", "skipped"):
-                again = self.diagnoser.again(exc, result.key, call, named, result.diagnosis == "none", passed)
-                result.mistakes = self.diagnoser.consistent(again, passed)
+                again = self.diagnoser.again(exc, result.key, call, named, result.diagnosis == "none", passed, names_ran)
+                result.mistakes = self.diagnoser.consistent(again, passed, ran)
                 if len(result.mistakes) > 1:  # only all of them together reproduce the student's values
                     result.diagnosis = "together"
         for nodeid in self._diagnosed:  # a mistake the second look cleared (found beside the others) stands again
             result = self.results[nodeid]
-            if result.diagnosis == "resembles" and self.diagnoser.consistent(result.mistakes, passed):
+            if result.diagnosis == "resembles" and self.diagnoser.consistent(result.mistakes, passed, ran):
                 result.diagnosis = "named"
         self._drop_redundant()
         found = any(self.results[n].mistakes and self.results[n].diagnosis != "resembles" for n in self._diagnosed)

@@ -167,6 +167,7 @@ class RemoteStudent:
         # test, where each answer is bounded by the channel's per-answer limit alone.
         self._room: wire.Room | None = None
         self._used: set[str] = set()  # the top-level names the running test fetched (names_used())
+        self._helper_ran = False  # whether the running test ran a grader helper in the worker (names_run())
         self._refers: dict[str, set[str]] | None = None  # banned.refers_to of the file, read once
         self._fresh_test = False  # whether the running test has sent no request yet (deadlines())
 
@@ -231,13 +232,13 @@ class RemoteStudent:
         before, self._deadlines = self._deadlines, deadlines
         room, self._room = self._room, wire.Room(ANSWER_BYTES_PER_TEST)
         crashed, self._crashed_in_test = self._crashed_in_test, set()  # a crash forgiven runs again in the next test
-        used, self._used = self._used, set()
+        used, self._used, helper_ran, self._helper_ran = self._used, set(), self._helper_ran, False
         fresh, self._fresh_test = self._fresh_test, True  # its first request reseeds the worker's global generator
         try:
             yield
         finally:
             self._deadlines, self._room, self._crashed_in_test = before, room, crashed
-            self._used, self._fresh_test = used, fresh
+            self._used, self._helper_ran, self._fresh_test = used, helper_ran, fresh
 
     def output_mark(self) -> tuple[Any, int]:
         capture = self.worker.output if self.worker else None
@@ -425,6 +426,7 @@ class RemoteStudent:
     def helper(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """Build one of the assignment's non-secret worker helpers (e.g. a probe model) in the worker."""
         checkpoint()
+        self._helper_ran = True
         message = {"op": "helper", "name": name, "args": self._encode(list(args)), "kwargs": self._encode(kwargs)}
         return self._ask(message, f"grader helper {name}", f"grader helper {name}", helper=True)
 
@@ -447,6 +449,10 @@ class RemoteStudent:
             except OSError:
                 self._refers = {}
         return set(self._used).union(*(self._refers.get(n, set()) for n in self._used))
+
+    def names_run(self) -> set[str] | None:
+        """``names_used()``, or None when the running test ran a grader helper (it may run any of the file's names)."""
+        return None if self._helper_ran else self.names_used()
 
 
 def load_module(name: str, path: Path) -> Any:

@@ -41,3 +41,6 @@ class Student(Protocol):
     def names_used(self) -> set[str]:
         """The file's top-level names the running test fetched, and those they refer to, by the grader's own
         scan of the source (``banned.refers_to``): which of the student's functions its calls ran."""
+
+    def names_run(self) -> set[str] | None:
+        """``names_used()``, or None (not known) when the test ran a grader helper beside the student's code."""

@@ -201,7 +201,9 @@ def test_forward_reads_the_cache(student, reference, gen, case):
 
 
 def _script(rng):
-    """update and len steps on a KVCache(3, 12): layers updated out of order, then a second step."""
+    """update and len steps on a KVCache(3, 12): layers updated out of order, then a second step, then layer 0
+    twice in a row (each layer stores its own positions: one write position shared by the layers, advanced by
+    the last one, overwrites layer 0's)."""
     k = lambda n: torch.randn(2, n, 4, generator=rng, dtype=torch.float64)  # noqa: E731
     steps = [["len"]]
     for layer in (1, 0, 2):
@@ -209,6 +211,7 @@ def _script(rng):
     for layer in (0, 1, 2):
         steps += [["update", layer, k(2), k(2)], ["len"]]
     steps += [["update", 0, k(1), k(1)], ["len"]]
+    steps += [["update", 0, k(2), k(2)], ["len"]]
     return steps
 
 
