@@ -167,3 +167,16 @@ def test_a_mistake_that_fails_a_case_the_student_passed_is_not_named(tmp_path):
     assert any(t["score"] == 0 for t in threshold) and any(t["score"] == t["max_score"] for t in threshold)
     named = {m for t in document["tests"] if t["extra_data"]["diagnosis"] == "named" for m in t["extra_data"]["mistakes"]}
     assert "top_p_keeps_at_threshold" not in named, named
+
+
+def test_an_integer_dtype_slip_matches_the_integer_mistake_whatever_its_width():
+    """The book's one_hot returns int32; the catalogued `one_hot_int` writes int64: the same slip (it was "matches
+    none"). Floats stay exact: a float16 result is not the float32 mistake."""
+    from autograder.diagnosis.diagnoser import Diagnoser
+
+    d = object.__new__(Diagnoser)
+    expected = np.eye(3)
+    assert d._matches(np.eye(3, dtype=np.int32), np.eye(3, dtype=np.int64), expected)
+    assert d._matches(torch.eye(3, dtype=torch.int16), torch.eye(3, dtype=torch.int64), torch.eye(3, dtype=torch.float64))
+    assert not d._matches(np.eye(3, dtype=np.float16), np.eye(3, dtype=np.float32), expected)
+    assert not d._matches(np.eye(3), np.eye(3, dtype=np.int64), expected)  # the student's float64 is right

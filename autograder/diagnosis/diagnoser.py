@@ -357,6 +357,16 @@ class Diagnoser:
         return x.dtype if isinstance(x, (torch.Tensor, np.ndarray)) else None
 
     @staticmethod
+    def _dtype_kind(x: Any) -> Any:
+        """The dtype, except that every integer dtype is one kind: a one-hot of int32 makes the integer mistake
+        its catalogued form writes with int64 (a float32 slip is not a float16 one: floats stay exact)."""
+        if isinstance(x, torch.Tensor) and not (x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool):
+            return "integer"
+        if isinstance(x, np.ndarray) and np.issubdtype(x.dtype, np.integer):
+            return "integer"
+        return Diagnoser._dtype(x)
+
+    @staticmethod
     def _close(a: Any, b: Any) -> bool:
         if isinstance(a, Outcome) or isinstance(b, Outcome):
             if not (isinstance(a, Outcome) and isinstance(b, Outcome)):
@@ -386,8 +396,8 @@ class Diagnoser:
             return False  # this mistake changes nothing on these inputs
         if not self._close(got, wrong):
             return False
-        # when only the dtype tells the mistake apart, the student's dtype must be the mistake's
-        return not same_values or self._dtype(got) == self._dtype(wrong)
+        # when only the dtype tells the mistake apart, the student's dtype must be the mistake's (of its kind)
+        return not same_values or self._dtype_kind(got) == self._dtype_kind(wrong)
 
     def _differs(self, wrong: Any, expected: Any) -> bool:
         """The mistake's result is certainly not the reference's on these inputs (a value, a dtype or an

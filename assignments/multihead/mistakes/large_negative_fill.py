@@ -1,4 +1,4 @@
-"""Blocked scores set to -1e9 instead of -inf: a fully blocked query gets uniform weights
+"""Blocked scores set to a large negative number (-1e9, finfo.min) instead of -inf: a fully blocked query gets uniform weights
 
 Filling with a large negative number works while a query has at least one open
 key, but when every key is blocked all its scores are equal (-1e9) and the

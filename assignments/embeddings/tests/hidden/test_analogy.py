@@ -54,7 +54,8 @@ def test_excludes_inputs(student, seed):
     best = next(VOCAB[i] for i in np.argsort(-sims) if VOCAB[i] not in (a, b, c))
     expect_true(words[0] == best,
                 f"analogy(E, vocab, {a!r}, {b!r}, {c!r}, n=3): the first answer is {words[0]!r}, but the word "
-                f"closest to E[b] - E[a] + E[c] (a, b, c excluded) is {best!r}.", got=got)
+                f"closest to E[b] - E[a] + E[c] by cosine similarity, as nearest ranks (a, b, c excluded), is {best!r}.",
+                got=got)
 
 
 def test_course_analogy(student, reference):

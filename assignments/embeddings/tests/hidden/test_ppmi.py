@@ -42,15 +42,19 @@ def _expect_no_warnings(student, C, what):
     )
 
 
-def _expect_finite(got, what):
+def _expect_finite(got, what, C=None):
     a = as_array(got)
     bad = ~np.isfinite(a)
+    why = ("Where a count is 0 the PPMI is 0; a word with no counts at all gives 0/0 = NaN in P(w, c) / (P(w) P(c)) "
+           "unless you handle it (e.g. np.divide(..., out=np.ones_like(C), where=C > 0) before the log).")
+    if C is not None and a.shape == np.shape(C) and (bad & (np.asarray(C) > 0)).any():
+        why = ("Some are where the count is positive: a count divided by a marginal of 0. P(w) is the row sums "
+               "(axis=1) and P(c) the COLUMN sums (axis=0), both nonzero wherever a count is; the row sums for "
+               "P(c) (or the column sums for P(w)) divide by an empty word's 0.")
     expect_true(
         not bad.any(),
         f"{what}: your result has {int(bad.sum())} NaN/inf entries (the first at index "
-        f"{tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else ()}). Where a count is 0 the PPMI is 0; "
-        "a word with no counts at all gives 0/0 = NaN in P(w, c) / (P(w) P(c)) unless you handle it "
-        "(e.g. np.divide(..., out=np.ones_like(C), where=C > 0) before the log).",
+        f"{tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else ()}). {why}",
         got=got,
     )
 
@@ -63,7 +67,7 @@ def test_matches_reference(student, reference, seed, name):
     C = _counts(reference, seed, name)
     got = student.ppmi(C)
     what = f"ppmi(C) for {name}, shape {C.shape}"
-    _expect_finite(got, what)
+    _expect_finite(got, what, C)
     # 1e-10: the same float64 formula computed in a different order differs by ~1e-15
     expect_close(got, reference.ppmi(C), what, atol=1e-10, hint=HINT)
 
@@ -76,7 +80,7 @@ def test_zero_counts(student, reference, seed):
     C[:, 4] = 0.0  # a word that never occurs as a context
     got = student.ppmi(C)
     what = "ppmi(C) for a (6, 6) count matrix whose row 2 and column 4 are all zero"
-    _expect_finite(got, what)
+    _expect_finite(got, what, C)
     a = as_array(got)
     expect_true(a.shape == C.shape and np.all(a[C == 0] == 0),
                 f"{what}: expected exactly 0 wherever C is 0, got nonzero values there. A pair never seen "
