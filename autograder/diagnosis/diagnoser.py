@@ -263,10 +263,9 @@ class Diagnoser:
         # other mistakes the submission makes (reconsider), since several mistakes change each other's values
         self._contradictions: dict[str, list[tuple[Any, Any]]] = {}
         # test key -> replays of the cases the student's code passed (None: one that could not be kept), and
-        # (mistakes, test key) -> whether those mistakes together pass them all (cancelled)
+        # (mistakes, test key) -> whether those mistakes pass them all (None: not known; cancelled, consistent)
         self._passing: dict[str, list[TestReplay | None]] = {}
-        self._passes: dict[tuple[str, str], bool] = {}
-        self._fails_passed: dict[tuple[str, str], bool] = {}  # (mistake, test key) -> _fails_a_passed_case
+        self._passes: dict[tuple[str, str], bool | None] = {}  # _on_passed_cases
         self._graded: set[str] | None = None  # the graded functions and classes (_unrelated), read on first use
 
     def _changed(self, entry: CatalogueEntry) -> set[str]:
@@ -471,20 +470,7 @@ class Diagnoser:
     def _fails_a_passed_case(self, entry: CatalogueEntry, test_key: str) -> bool:
         """Whether ``entry`` alone certainly fails a case of ``test_key`` that the student's code passed (a replay
         that cannot run, or the budget, proves nothing)."""
-        if (entry.name, test_key) not in self._fails_passed:
-            verdict = False
-            for case in self._passing.get(test_key, []):
-                if case is None or self.replays["replay"] >= REPLAYS_PER_SUBMISSION["replay"]:
-                    break
-                self.replays["replay"] += 1
-                try:
-                    if self._observe(entry, case) is not PASSED:
-                        verdict = True
-                        break
-                except (OutOfTime, OutOfBudget, ConfigError):
-                    break
-            self._fails_passed[(entry.name, test_key)] = verdict
-        return self._fails_passed[(entry.name, test_key)]
+        return self._on_passed_cases(entry, test_key) is False
 
     def keep_passed(self, test_key: str, item: Any) -> None:
         """Keep the replay of a case the student's code passed, of a test some mistake is declared to fail
@@ -512,20 +498,25 @@ class Diagnoser:
 
     def _passes_all(self, combined: tuple, test_key: str) -> bool:
         """Whether ``combined`` (mistakes together) passes every case of ``test_key`` the student's code passed."""
-        cached = (self._key(combined), test_key)
+        return self._on_passed_cases(combined, test_key) is True
+
+    def _on_passed_cases(self, candidate: CatalogueEntry | tuple, test_key: str) -> bool | None:
+        """Whether ``candidate`` (a mistake, or mistakes together) passes every case of ``test_key`` the student's
+        code passed: True, False (one it fails), None (not known: none kept, one not kept, or the budget)."""
+        cached = (self._key(candidate), test_key)
         if cached not in self._passes:
-            verdict = bool(self._passing.get(test_key))
+            verdict = True if self._passing.get(test_key) else None
             for case in self._passing.get(test_key, []):
                 if case is None or self.replays["replay"] >= REPLAYS_PER_SUBMISSION["replay"]:
-                    verdict = False
+                    verdict = None
                     break
                 self.replays["replay"] += 1
                 try:
-                    if self._observe(combined, case) is not PASSED:
+                    if self._observe(candidate, case) is not PASSED:
                         verdict = False
                         break
                 except (OutOfTime, OutOfBudget, ConfigError):
-                    verdict = False
+                    verdict = None
                     break
             self._passes[cached] = verdict
         return self._passes[cached]
