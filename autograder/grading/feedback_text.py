@@ -83,16 +83,16 @@ def message_text(t: TestRecord, named: dict[str, NamedMistake]) -> str:
 
 def feedback_texts(record: GradingRecord) -> list[str]:
     """Each test's feedback, in the record's order: its message, its diagnosis and what it printed, each
-    bounded (``text_limits.cut``) so the whole stays within ``OUTPUT_LIMIT_TOTAL``.
+    bounded (``text_limits.cut``) so the whole stays within ``OUTPUT_LIMIT_TOTAL`` (the room: :func:`_share`).
 
     What is cut first is what the student printed, then the check's own words (down to a third of the test's
     share): the diagnosis, the sentence that names the student's mistake, is read whole wherever it fits.
     A mistake's explanation repeated from an earlier test becomes a pointer to that test, only where the
     student can read the earlier one whole and at least as soon (a visible test never points into a hidden one).
     """
-    limit = max(500, min(OUTPUT_LIMIT_PER_TEST, OUTPUT_LIMIT_TOTAL // max(1, len(record.tests))))
-    first: dict[str, tuple[str, int]] = {}  # explanation -> (the test that shows it whole, how soon it is seen)
     failing = _failing_functions(record.tests)
+    limit = _share(record, failing)
+    first: dict[str, tuple[str, int]] = {}  # explanation -> (the test that shows it whole, how soon it is seen)
     texts = []
     for t in record.tests:
         seen_here = OPEN.get(t.visibility, 3)
@@ -122,6 +122,24 @@ def feedback_texts(record: GradingRecord) -> list[str]:
             first[diagnosis] = (t.name, seen_here)  # pointed back to only where it is read whole
         texts.append(text)
     return texts
+
+
+def _share(record: GradingRecord, failing: dict[str, bool]) -> int:
+    """One test's room: the level at which the tests' needs fill ``OUTPUT_LIMIT_TOTAL`` when each test that needs
+    less keeps its need (water-filling), within [500, ``OUTPUT_LIMIT_PER_TEST``]; a need is counted uncut."""
+    needs = sorted(_need(t, record.named, failing) for t in record.tests)
+    left = OUTPUT_LIMIT_TOTAL
+    for i, need in enumerate(needs):
+        if need > left // (len(needs) - i):
+            return max(500, min(OUTPUT_LIMIT_PER_TEST, left // (len(needs) - i)))
+        left -= need
+    return OUTPUT_LIMIT_PER_TEST
+
+
+def _need(t: TestRecord, named: dict[str, NamedMistake], failing: dict[str, bool]) -> int:
+    others = suspects(t, failing) if t.diagnosis not in ("named", "together") else []
+    parts = (message_text(t, named), diagnosis_text(t, named), PRINTED + t.printed if t.printed.strip() else "")
+    return sum(map(len, parts)) + (len(ALSO_RUNS) + sum(len(n) + 4 for n in others) if others else 0) + 8
 
 
 # -- what the student reads first ---------------------------------------------------

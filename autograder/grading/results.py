@@ -24,15 +24,12 @@ def results_document(record: GradingRecord) -> dict:
     """
     texts = feedback_texts(record)
     entries = []
-    total = 0.0
     for number, (t, text) in enumerate(zip(record.tests, texts), start=1):
-        score = round(t.score, 2)
-        total += score
         entries.append(
             {
                 "name": t.name,
                 "number": str(number),
-                "score": score,
+                "score": round(t.score, 2),
                 "max_score": round(t.max_score, 2),
                 "status": "passed" if t.status == "passed" else "failed",
                 "visibility": t.visibility,
@@ -41,7 +38,7 @@ def results_document(record: GradingRecord) -> dict:
             }
         )
     return {
-        "score": round(total, 2),
+        "score": round(sum(e["score"] for e in entries), 2),
         "execution_time": round(record.execution_time, 2),
         "output": top_text(record),
         "visibility": "visible",

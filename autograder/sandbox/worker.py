@@ -33,9 +33,7 @@ from . import proctree
 from .capture import OutputCapture
 from .channel import Channel, ChannelClosed, ChannelTimeout, ChannelViolation
 from .clock import StudentClock, TimeLimit
-from .isolation import (
-    masked_folders,
-)
+from .isolation import masked_folders
 from .limits import Limits, WorkerDied, WorkerProtocol, WorkerTimeout
 from .staging import make_staging, remove_staging
 from .users import ensure_student_user

@@ -277,3 +277,19 @@ def test_a_check_keeps_its_hint_apart():
     with pytest.raises(Feedback) as info:
         expect_close(torch.ones(3), torch.zeros(3), "the output", atol=1e-9, hint="Scale by 1/sqrt(d_k).")
     assert info.value.hint == "Scale by 1/sqrt(d_k)." and str(info.value).endswith(" Scale by 1/sqrt(d_k).")
+
+
+def test_a_few_failing_tests_are_read_whole_beside_many_passing_ones():
+    # 80 tests share the page: the passing ones need no room, so the failing ones keep their values and diagnosis
+    values = "expected [" + ", ".join(f"{i / 7:.4f}" for i in range(150)) + "]"
+    tests = [_test(f"softmax: case {i}", 1, 1) for i in range(76)]
+    tests += [_test(f"softmax: wrong {i}", 0, 1, "visible", values, ["m"]) for i in range(4)]
+    texts = feedback_texts(GradingRecord(tests=tests, named={"m": LONG}))
+    assert len(values) > OUTPUT_LIMIT_TOTAL // 80  # an equal share would have cut them
+    for text in texts[76:]:
+        assert text.startswith(values) and "cut" not in text
+    assert LONG.explanation.strip() in texts[76]
+    # when every test fails at length, each gets an equal share and the whole stays bounded
+    many = [_test(f"softmax: wrong {i}", 0, 1, "visible", values * 3, ["m"]) for i in range(80)]
+    texts = feedback_texts(GradingRecord(tests=many, named={"m": LONG}))
+    assert sum(map(len, texts)) <= OUTPUT_LIMIT_TOTAL + 80 * 60
