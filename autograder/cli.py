@@ -44,16 +44,12 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_gradescope(args: argparse.Namespace) -> int:
+def _cmd_platform(args: argparse.Namespace) -> int:
+    """Gradescope's or PrairieLearn's entry point: the platform's own folders, limits and results file."""
     from .platforms.gradescope import run_gradescope
-
-    return run_gradescope()
-
-
-def _cmd_prairielearn(args: argparse.Namespace) -> int:
     from .platforms.prairielearn import run_prairielearn
 
-    return run_prairielearn()
+    return run_gradescope() if args.command == "gradescope" else run_prairielearn()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,10 +87,10 @@ def _grading_commands(sub: Any) -> None:
     p.set_defaults(func=_cmd_grade)
 
     p = sub.add_parser("gradescope", help="Gradescope entry point (used by run_autograder)")
-    p.set_defaults(func=_cmd_gradescope)
+    p.set_defaults(func=_cmd_platform)
 
     p = sub.add_parser("prairielearn", help="PrairieLearn entry point (used by the grading package's run_grader.sh)")
-    p.set_defaults(func=_cmd_prairielearn)
+    p.set_defaults(func=_cmd_platform)
 
 
 # What a copy of the grading engine alone (autograder.zip, the PrairieLearn package) runs; the other commands

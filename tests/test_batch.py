@@ -400,3 +400,24 @@ def test_stale_files_of_dead_graders_are_removed_and_a_running_graders_kept(tmp_
     finally:
         grader.kill()
         grader.wait()
+
+
+def test_relative_paths_from_another_folder(tmp_path):
+    """The red team's (2026-12-05): `grade-all attention export --out out` run from outside the checkout graded
+    every submission 0 ("nothing was uploaded") and wrote the results into the checkout, with exit 0: the grader
+    processes run in the checkout and were handed paths relative to the caller's folder."""
+    import subprocess
+    import sys
+
+    (tmp_path / "export" / "alice").mkdir(parents=True)
+    (tmp_path / "export" / "alice" / "attention.py").write_text(reference_source("attention"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "autograder", "--kit-root", str(KIT), "grade-all", "attention", "export", "--out", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert json.loads((tmp_path / "out" / "results" / "alice.json").read_text())["score"] == 100
+    assert not (KIT / "out").exists()

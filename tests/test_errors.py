@@ -61,3 +61,27 @@ def test_a_module_grading_does_not_have_is_named_first_and_einops_is_allowed(tmp
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "attention.py").write_text(future + "import einops\n" + body)
     assert grade("attention", tmp_path / "b" / "attention.py", tmp_path)["score"] == 100
+
+
+def test_student_text_no_terminal_can_print_is_cleaned_on_the_console(tmp_path):
+    """The red team's lone surrogate in an exception message made `grade` exit 1 with a traceback when it printed
+    the table (results.json was fine); bidi overrides and escape sequences could dress a message as the grader's."""
+    import json
+
+    from conftest import reference_source, validate_results
+
+    (tmp_path / "attention.py").write_text(
+        reference_source("attention")
+        + (
+            '\n\ndef causal_mask(n):\n    print("\\u202e printed \\x1b[31m")\n'
+            '    raise ValueError("\\ud800 \\u202e\\u2028 \\x1b[2J cleared")\n'
+        )
+    )
+    results = tmp_path / "results.json"
+    proc = run_cli("grade", "attention", str(tmp_path / "attention.py"), "--results", str(results))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "causal_mask raised ValueError" in proc.stdout
+    document = json.loads(results.read_text())
+    validate_results(document)
+    assert "[2J cleared" in json.dumps(document, ensure_ascii=False)  # the words stay, without the escape
+    assert not {"\u202e", "\u2028", "\x1b", "\ud800"} & set(proc.stdout + json.dumps(document, ensure_ascii=False))

@@ -199,7 +199,7 @@ def _grade(assignment: Assignment, subs: list, out: Path, args: argparse.Namespa
         documents[s.sid] = json.loads(path.read_text()) if path.is_file() else {}
         if not documents[s.sid]:  # the grader process itself died: say so rather than guess a score
             print(f"error: no results for {s.sid}; regrade it with `grade`", file=sys.stderr)
-            documents[s.sid] = {"score": 0, "tests": [], "output": "not graded (grader error)"}
+            documents[s.sid] = {"score": 0, "tests": [], "output": "not graded (grader error)", "missing": True}
     return documents
 
 
@@ -309,7 +309,13 @@ def main(args: argparse.Namespace) -> int:
         + f"; wrote {out}/report.html, students/ ({len(pages)} pages), "
         + ", ".join(p.name for p in written)
     )
-    return 0
+    missing = sorted(sid for sid, d in documents.items() if d.get("missing"))
+    if missing:  # a run that graded nobody must not look like a class that scored 0
+        print(
+            f"error: {len(missing)} submission(s) have no results ({', '.join(missing[:5])}): see the errors above",
+            file=sys.stderr,
+        )
+    return 1 if missing else 0
 
 
 def add_command(sub: Any) -> None:

@@ -10,6 +10,7 @@ pass rates, a mistake's human title, and what changed between two gradings
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -87,8 +88,10 @@ class StudentRow:
 
 
 def row_anchor(sid: str) -> str:
-    """The id of a submission's row in the dashboard's table of students (``report.html#s-<id>``)."""
-    return "s-" + re.sub(r"[^A-Za-z0-9_-]", "-", sid)
+    """The id of a submission's row in the dashboard's table of students (``report.html#s-<id>``): unique, so an
+    id with other characters (``ana b``, ``ana+b``) gets a short hash of itself after them."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "-", sid)
+    return "s-" + safe + ("" if safe == sid else "-" + hashlib.sha1(sid.encode("utf-8", "surrogatepass")).hexdigest()[:8])
 
 
 def people(sub) -> list[tuple[str, dict]]:

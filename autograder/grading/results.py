@@ -41,6 +41,9 @@ def results_document(record: GradingRecord) -> dict:
         "score": round(sum(e["score"] for e in entries), 2),
         "execution_time": round(record.execution_time, 2),
         "output": top_text(record),
+        "output_format": "text",  # said, not left to the platform's default: a student's text never renders as HTML
+        "test_output_format": "text",
+        "test_name_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": entries,
@@ -69,7 +72,7 @@ def console_table(record: GradingRecord) -> str:
     lines += [f"{name[:width]:<{width}}  {pts:>9}  {status}" for name, pts, status in rows]
     lines += ["-" * (width + 19), f"{'total':<{width}}  {round(record.score, 2):>9g}"]
     top = top_text(record)
-    return "\n".join(lines + (["", top] if top else []))
+    return clean_text("\n".join(lines + (["", top] if top else [])))  # a terminal gets the student's text cleaned too
 
 
 def score_line(record: GradingRecord) -> str:
@@ -130,6 +133,9 @@ MAX_TEST_OUTPUT = 8_000
 MAX_TOP_OUTPUT = 16_000
 _CONTROL = dict.fromkeys(c for c in range(32) if chr(c) not in "\n\t")
 _CONTROL.update(dict.fromkeys(range(0x7F, 0xA0)))
+# bidirectional overrides and isolates reorder the text around them (a message that reads as the grader's)
+_CONTROL.update(dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
+_CONTROL.update({0x2028: " ", 0x2029: " "})  # line and paragraph separators: lines only where "\n" says
 
 
 def clean_text(value: Any, limit: int | None = None) -> str:

@@ -48,15 +48,12 @@ def _format_error(error: dict) -> str:
     return text
 
 
+_KINDS = ((WorkerTimeout, "timeout"), (WorkerMemory, "memory"), (WorkerProtocol, "channel"))
+
+
 def _failure_kind(exc: Exception) -> str:
-    """The outcome kind of a worker failure (see ``checks.KINDS``)."""
-    if isinstance(exc, WorkerTimeout):
-        return "timeout"
-    if isinstance(exc, WorkerMemory):
-        return "memory"
-    if isinstance(exc, WorkerProtocol):
-        return "channel"
-    return "crash"
+    """The outcome kind of a worker failure (see ``checks.KINDS``): ``crash`` when the process just stopped."""
+    return next((kind for cls, kind in _KINDS if isinstance(exc, cls)), "crash")
 
 
 def _raised_kind(error: dict) -> str:

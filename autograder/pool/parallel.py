@@ -81,8 +81,9 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
     which grade-all keeps rather than waiting for it again), and the caller starts another process for the rest,
     so no classmate waits behind it."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump([[str(u), str(r), *rest] for u, r, *rest in chunk], f)
-    expected = [str(u) for u, *_ in chunk]
+        # absolute: the process runs in the kit's checkout, not in the folder the paths were given from
+        json.dump([[os.path.abspath(u), os.path.abspath(r), *rest] for u, r, *rest in chunk], f)
+    expected = [os.path.abspath(u) for u, *_ in chunk]
     proc = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
         cwd=KIT_ROOT,

@@ -94,9 +94,14 @@ class Server:
         guards.reset()
         try:
             value = self.load() if request.get("op") == "load" else self.handle(request)
-            body = {"ok": wire.encode(value, self.make_ref)}
         except BaseException as exc:  # noqa: BLE001 - student code may raise anything, SystemExit included
             body = {"error": describe_exception(exc, self.module_path)}
+        else:  # an answer that cannot be sent (a meta tensor raises NotImplementedError) is not the code's raise
+            try:
+                body = {"ok": wire.encode(value, self.make_ref)}
+            except BaseException as exc:  # noqa: BLE001
+                unreadable = TypeError(f"the value returned cannot be read ({type(exc).__name__}: {str(exc)[:300]})")
+                body = {"error": describe_exception(unreadable, self.module_path)}
         body["banned"] = guards.used()
         body["id"] = request.get("id")
         return body

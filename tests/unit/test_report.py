@@ -178,3 +178,13 @@ def test_rows_record_points_lost_per_function():
     rows = {r.sid: r for r in student_rows(subs, documents)}
     assert rows["s3"].lost == {"causal_mask": 8.0} and rows["s3"].mistakes == ["causal_blocks_diagonal"]
     assert rows["s3"].students == ["7", "8"] and not rows["s2"].graded
+
+
+def test_row_anchors_are_unique():
+    """The red team's plain-folder files `ana b.py` and `ana+b.py` shared `id="s-ana-b"`: a link to one opened the other."""
+    from autograder.cohort.cohort import row_anchor
+
+    sids = ["ana b", "ana+b", "ana-b", "ana_b", "111"]
+    anchors = [row_anchor(s) for s in sids]
+    assert len(set(anchors)) == len(sids) and row_anchor("ana-b") == "s-ana-b" and row_anchor("111") == "s-111"
+    assert all(re.fullmatch(r"s-[A-Za-z0-9_-]+", a) for a in anchors)
