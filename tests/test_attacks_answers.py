@@ -28,6 +28,8 @@ entry point too:
   (it was "an internal error"). Round 5: ``banned-private`` (``torch._safe_softmax``) and ``banned-unwrapped``
   (``vars(torch._C.TensorBase)["softmax"]``) scored 100 against ``banned-plain``'s 19; ``main-block-check``
   (the reference and a ``__main__`` self-check against ``torch.softmax``) scored 19 and must score 100.
+* ``property`` (every assignment): the cheapest answer with a property a hidden test pays for (``_PROPERTY``).
+  Baseline: do_nothing.py's constant in the same function.
 """
 
 from __future__ import annotations
@@ -218,9 +220,69 @@ def _without_no_grad(forge: bool) -> str:
     return source + (_FORGE_LOG if forge else "")
 
 
+# Round 6 (the red team's, 2026-12-05): the cheapest answer with a property a hidden test pays for, appended to the
+# reference (a later definition wins), against do_nothing.py's constant in the same place. Each earned 3 to 9
+# points more than the constant (an all-True causal mask, uniform weights and zero outputs, a seeded randn table,
+# unit rows without an SVD, uniform draws from the generator, a bigram model, a loop that only nudges weights).
+_PROPERTY = {
+    "attention": (
+        "def causal_mask(n):\n    return torch.ones(n, n, dtype=torch.bool)\n",
+        "def causal_mask(n):\n    return torch.zeros(n, n, dtype=torch.bool)\n",
+    ),
+    "multihead": (
+        "def sinusoidal_positions(n_positions, d_model):\n    if d_model % 2:\n        raise ValueError('odd d_model')\n"
+        "    return torch.randn(n_positions, d_model, generator=torch.Generator().manual_seed(0))\n\n\n"
+        "_Reference = MultiHeadAttention\n\n\nclass MultiHeadAttention(_Reference):\n"
+        "    def forward(self, query, key, value, mask=None):\n        B, n_q, d = query.shape\n"
+        "        w = torch.full((B, self.n_heads, n_q, key.shape[1]), 1.0 / key.shape[1], dtype=query.dtype)\n"
+        "        return torch.zeros(B, n_q, d, dtype=query.dtype), w\n",
+        "def sinusoidal_positions(n_positions, d_model):\n    if d_model % 2:\n        raise ValueError('odd d_model')\n"
+        "    return torch.zeros(n_positions, d_model)\n\n\n"
+        "_Reference = MultiHeadAttention\n\n\nclass MultiHeadAttention(_Reference):\n"
+        "    def forward(self, query, key, value, mask=None):\n        raise NotImplementedError('forward')\n",
+    ),
+    "seq2seq": (
+        "def attend(query, enc):\n    B, T, h = enc.shape\n"
+        "    return enc.mean(dim=1), torch.full((B, T), 1.0 / T, dtype=enc.dtype)\n",
+        "def attend(query, enc):\n    B, T, h = enc.shape\n"
+        "    return torch.zeros(B, h, dtype=enc.dtype), torch.full((B, T), 1.0 / T, dtype=enc.dtype)\n",
+    ),
+    "embeddings": (
+        "def svd_embeddings(M, k):\n    E = np.asarray(M, dtype=float)[:, :k] + np.eye(M.shape[0], k)\n"
+        "    return E / np.linalg.norm(E, axis=1, keepdims=True)\n",
+        "def svd_embeddings(M, k):\n    return np.zeros((M.shape[0], k))\n",
+    ),
+    "decoding": (
+        "def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None):\n"
+        "    return torch.randint(0, logits.shape[-1], (logits.shape[0],), generator=generator)\n",
+        "def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None):\n"
+        "    return torch.zeros(logits.shape[0], dtype=torch.long)\n",
+    ),
+    "transformer": (
+        "_RefLM = TinyCausalLM\n\n\nclass TinyCausalLM(_RefLM):\n    def forward(self, tokens):\n"
+        "        if tokens.shape[1] > self.max_len:\n            raise ValueError('too long')\n"
+        "        return self.head(self.embedding(tokens))\n\n\n"
+        "def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):\n"
+        "    with torch.no_grad():\n        for p in model.parameters():\n            p.add_(0.01)\n"
+        "    return {'train_loss': [1.0] * epochs, 'val_loss': [1.0] * epochs, 'best_epoch': 0}\n",
+        "_RefLM = TinyCausalLM\n\n\nclass TinyCausalLM(_RefLM):\n    def forward(self, tokens):\n"
+        "        if tokens.shape[1] > self.max_len:\n            raise ValueError('too long')\n"
+        "        return torch.zeros(*tokens.shape, self.head.out_features, dtype=self.head.weight.dtype)\n\n\n"
+        "def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):\n"
+        "    return {'train_loss': [1.0] * epochs, 'val_loss': [1.0] * epochs, 'best_epoch': 0}\n",
+    ),
+}
+
+
+def _property(assignment: str, which: int) -> str:
+    return reference_source(assignment) + "\n\nimport numpy as np  # noqa\n\n\n" + _PROPERTY[assignment][which]
+
+
 # assignment -> {submission name: source}; each attack is paired with its baseline by BASELINE.
 def _cases() -> dict[str, dict[str, str]]:
     cases = {a: {"bool": _wrapped(a, "bool"), "bool-baseline": _wrapped(a, "ramp")} for a in list_assignments()}
+    for a in _PROPERTY:
+        cases[a].update({"property": _property(a, 0), "property-baseline": _property(a, 1)})
     cases["multihead"].update({f"forged-raise-{s}": _forged_raises(s) for s in ("message", "qualname", "subclass")})
     cases["multihead"]["forged-raise-baseline"] = _forged_raises("plain")
     cases["transformer"]["forged-no-grad"] = _without_no_grad(forge=True)
@@ -248,6 +310,7 @@ def _cases() -> dict[str, dict[str, str]]:
 
 BASELINE = {
     "bool": "bool-baseline",
+    "property": "property-baseline",
     "forged-raise-message": "forged-raise-baseline",
     "forged-raise-qualname": "forged-raise-baseline",
     "forged-no-grad": "forged-no-grad-baseline",
@@ -259,8 +322,14 @@ BASELINE = {
 }
 
 
-def _scores(document: dict) -> dict[str, float]:
-    return {t["name"]: t["score"] for t in document["tests"]}
+def _scores(document: dict, hidden_only: bool = False) -> dict[str, float]:
+    return {t["name"]: t["score"] for t in document["tests"] if not hidden_only or t["extra_data"]["test"].startswith("hidden/")}
+
+
+# Public tests check what a student can check without the reference (shapes, properties: a bigram model is causal,
+# full-rank unit rows have unit rows); they are the student's to run and pay a point or two. Hidden tests pay a
+# property only together with the same call's values, so a cheap form earns nothing there.
+HIDDEN_ONLY = {"property"}
 
 
 def check_attacks(documents: dict[str, dict], where: str) -> None:
@@ -268,7 +337,7 @@ def check_attacks(documents: dict[str, dict], where: str) -> None:
     for attack, baseline in BASELINE.items():
         if attack not in documents:
             continue
-        got, base = _scores(documents[attack]), _scores(documents[baseline])
+        got, base = (_scores(documents[name], attack in HIDDEN_ONLY) for name in (attack, baseline))
         gained = {name: (got[name], base.get(name)) for name in got if got[name] > base.get(name, 0) + 1e-9}
         assert not gained, f"{where}: {attack} earns points its baseline does not: {gained}"
     if "stub" in documents:

@@ -13,6 +13,7 @@ import math
 import torch
 from torch import nn
 
+from autograder.checks import expect_close
 from autograder.worker import ops
 
 # The mask shapes the contract allows, as functions of (B, h, n_q, n_k).
@@ -127,3 +128,20 @@ def max_score(mha: nn.MultiheadAttention, q: torch.Tensor, k: torch.Tensor) -> f
     Q = torch.nn.functional.linear(q.double(), w_q, b_q).unflatten(-1, (h, d // h)).transpose(1, 2)
     K = torch.nn.functional.linear(k.double(), w_k, b_k).unflatten(-1, (h, d // h)).transpose(1, 2)
     return float((Q @ K.transpose(-2, -1)).abs().max()) / math.sqrt(d // h)
+
+
+def formula(n: int, d: int) -> torch.Tensor:
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(same), in float64."""
+    pos = torch.arange(n, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d, 2, dtype=torch.float64)[None, :]
+    angles = pos / 10000.0 ** (two_i / d)
+    pe = torch.empty(n, d, dtype=torch.float64)
+    pe[:, 0::2], pe[:, 1::2] = angles.sin(), angles.cos()
+    return pe
+
+
+def expect_table(pe: torch.Tensor, n: int, d: int) -> None:
+    """A property test of the table (rows apart, order seen) pays only when the same call's values are the
+    formula's (1e-4, as test_matches_formula; its dtype is that test's to check): a random table has the property."""
+    expect_close(pe, formula(n, d), f"sinusoidal_positions({n}, {d})", atol=1e-4,
+                 hint="(This test checks a property, and pays only when the values of the same call are right too.)")

@@ -68,6 +68,10 @@ def test_future_independence(student, reference, gen, t):
         hint="They must not change: position i may only read keys j <= i. The mask blocks the wrong triangle, "
         "or marks the keys to keep rather than the blocked ones (True = blocked).",
     )
+    # pays only when the same call's mask is right too: one that blocks more (every key, or the diagonal) is
+    # also blind to the future
+    expect_close(mask, torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), f"causal_mask({T})",
+                 hint="(This test checks a property, and pays only when the values of the same call are right too.)")
 
 
 @pytest.mark.grades("padding_mask")

@@ -297,28 +297,43 @@ def test_sample_frequencies(student, reference, gen, seed, case):
     )
 
 
+ROWS = 4000  # draws of one distribution per call: 6 sigmas per token tell it from a uniform draw (TV 0.22)
+
+
 def _delayed_draws_differ(sample_next, make_gen, logits, seed):
-    """1.0 if a generator seeded with ``seed`` draws other tokens when another generator was seeded (seed + 7) between
-    its seeding and the draw than a fresh one seeded with ``seed`` and used at once, else 0.0."""
+    """(1.0 if a generator seeded with ``seed`` draws other tokens when another generator was seeded (seed + 7)
+    between its seeding and the draw than a fresh one seeded with ``seed`` and used at once, else 0.0; the fresh
+    draws)."""
     fresh = torch.as_tensor(sample_next(logits, temperature=1.3, generator=make_gen(seed)))
     g = make_gen(seed)
     make_gen(seed + 7)                                                         # must change nothing: g has its own state
     delayed = torch.as_tensor(sample_next(logits, temperature=1.3, generator=g))
-    return float(fresh.shape != delayed.shape or not torch.equal(fresh, delayed))
+    return float(fresh.shape != delayed.shape or not torch.equal(fresh, delayed)), fresh
 
 
 @pytest.mark.grades("sample_next")
-def test_generator_reproducible(student, seed):
+def test_generator_reproducible(student, reference, seed):
     """sample_next: draws only from the generator (the global random state changes nothing)"""
-    logits = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).repeat(300, 1)  # (300, 6)
+    logits = torch.linspace(-1.0, 1.0, 6, dtype=torch.float64).repeat(ROWS, 1)  # (ROWS, 6)
     # Generators are built in the worker (they cannot cross the process boundary); nothing here trusts them to be
     # honest: only the tokens are compared, and they agree only if every draw came from the generator's own state.
     make_gen = lambda s: student.helper("seeded_generator", s)  # noqa: E731
-    sample = lambda *a, **k: token_ids(student.sample_next(*a, **k), "sample_next(logits (300, 6), ...)", 6)  # noqa: E731
-    got = _delayed_draws_differ(sample, make_gen, logits, seed)
+    sample = lambda *a, **k: token_ids(student.sample_next(*a, **k), f"sample_next(logits ({ROWS}, 6), ...)", 6)  # noqa: E731
+    got, fresh = _delayed_draws_differ(sample, make_gen, logits, seed)
+    # reproducible draws pay only when they are draws of the right distribution (a fixed token or a uniform
+    # randint from the generator is reproducible too)
+    probs = reference.next_token_probs(logits[:1], temperature=1.3)[0]
+    flags, freq = _frequency_failures(fresh, probs) if fresh.numel() == ROWS else ([2.0], None)
+    expect_true(
+        not any(flags),
+        f"sample_next(logits ({ROWS}, 6), temperature=1.3, generator=g): the frequencies of your draws are "
+        f"{fmt(freq) if freq is not None else tuple(fresh.shape)}, the exact probabilities {fmt(probs)}. (This test "
+        "checks that the draws come from the generator, and pays only when they follow the distribution too.)",
+        got=flags,
+    )
     expect_true(
         got == 0.0,
-        "sample_next(logits (300, 6), temperature=1.3, generator=g): g = torch.Generator().manual_seed(s), then another "
+        f"sample_next(logits ({ROWS}, 6), temperature=1.3, generator=g): g = torch.Generator().manual_seed(s), then another "
         "generator seeded with s + 7, then the draw with g, gave other tokens than a fresh generator seeded with s used "
         "at once: your draws do not come (only) from the generator you are given. Pass generator=generator to "
         "torch.multinomial (or torch.rand), and use no other source of randomness.",
@@ -328,5 +343,5 @@ def test_generator_reproducible(student, seed):
     b = sample(logits, generator=make_gen(seed + 100))
     expect_true(
         not torch.equal(a, b),
-        "sample_next(logits (300, 6), generator=...): two different seeds gave identical tokens: draw with the generator.",
+        f"sample_next(logits ({ROWS}, 6), generator=...): two different seeds gave identical tokens: draw with the generator.",
     )

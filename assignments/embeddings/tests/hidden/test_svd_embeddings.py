@@ -68,10 +68,31 @@ def test_gram_matches(student, reference, seed, name):
         raise failure from None
 
 
-def test_unit_rows(student, seed):
+def _drawn(rng, draw, k):
+    """A matrix from ``draw(rng)`` whose top-k subspace is unique (so E Eᵀ is), redrawn until it is."""
+    for _ in range(200):
+        M = draw(rng)
+        if svd_well_posed(M, k):
+            return M
+    raise RuntimeError("could not draw a well-posed matrix")
+
+
+def _expect_values(reference, M, k, got, what):
+    """A property test (unit rows, the shape) pays only when the same call's E Eᵀ is right too: full-rank unit
+    rows are no SVD. 1e-4: float32's precision is test_gram_matches's to charge; every mistake is off by > 1e-2."""
+    E, want = as_array(got), reference.svd_embeddings(M, k)
+    try:
+        expect_close(torch.from_numpy(E @ E.T), torch.from_numpy(want @ want.T), f"E @ E.T where E = {what}",
+                     atol=1e-4, hint="(This test checks a property, and pays only when the values of the same call are "
+                     "right too.) " + HINT)
+    except Feedback as exc:
+        raise Feedback(str(exc), got=got) from None  # diagnose on E itself, not on the Gram matrix
+
+
+def test_unit_rows(student, reference, seed):
     """svd_embeddings: every row has length 1"""
     rng = rng_for(seed)
-    M = rng.random((8, 8)) * 3.0
+    M = _drawn(rng, lambda rng: rng.random((8, 8)) * 3.0, 3)
     got = student.svd_embeddings(M, 3)
     what = "svd_embeddings(M, 3) for a random (8, 8) matrix"
     expect_shape(got, (8, 3), what)
@@ -86,6 +107,7 @@ def test_unit_rows(student, seed):
         failure.float32 = getattr(exc, "float32", False)
         raise failure from None
     _expect_rank(got, 3, what)
+    _expect_values(reference, M, 3, got, what)
 
 
 def _expect_rank(got, k, what):
@@ -96,10 +118,10 @@ def _expect_rank(got, k, what):
 
 
 @pytest.mark.parametrize("k", [2, 5])  # not 1: a positive M's first column has one sign, so any +-1 column passes
-def test_shape(student, seed, k):
+def test_shape(student, reference, seed, k):
     """svd_embeddings: shape (V, k)"""
     rng = rng_for(seed, k)
-    M = rng.random((5, 5)) + np.eye(5)
+    M = _drawn(rng, lambda rng: rng.random((5, 5)) + np.eye(5), k)
     got = student.svd_embeddings(M, k)
     try:
         expect_shape(got, (5, k), f"svd_embeddings(M, {k}) for a (5, 5) matrix")
@@ -109,3 +131,4 @@ def test_shape(student, seed, k):
     expect_true(np.isfinite(as_array(got)).all(), f"svd_embeddings(M, {k}) for a (5, 5) matrix: your result has "
                 "NaN or inf entries.", got=got)
     _expect_rank(got, k, f"svd_embeddings(M, {k}) for a (5, 5) matrix")
+    _expect_values(reference, M, k, got, f"svd_embeddings(M, {k}) for a (5, 5) matrix")

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from support_multihead import random_torch_mha, state_dict_of, student_mha, torch_forward
+from support_multihead import expect_table, random_torch_mha, state_dict_of, student_mha, torch_forward
 
 from autograder.checks import as_float64, expect_close, expect_true
 
@@ -13,8 +13,8 @@ D, H = 16, 2
 def test_self_attention_is_permutation_equivariant(student, gen):
     """MultiHeadAttention: without positions, permuting the input rows permutes the output rows"""
     B, n = 2, 6
-    sd = state_dict_of(random_torch_mha(D, H, True, gen))
-    m = student_mha(student, D, H, True, sd)
+    mha = random_torch_mha(D, H, True, gen)
+    m = student_mha(student, D, H, True, state_dict_of(mha))
     x = torch.randn(B, n, D, generator=gen, dtype=torch.float64)
     perm = torch.randperm(n, generator=gen)
     while bool((perm == torch.arange(n)).all()):
@@ -31,6 +31,10 @@ def test_self_attention_is_permutation_equivariant(student, gen):
                  "view(B, h, T, d_h) instead of reshape + transpose.")
     expect_close(w_p, w[:, :, perm][:, :, :, perm], f"{where}: weights", atol=1e-10,
                  hint="Reordering the tokens must reorder both the query rows and the key columns of every head's weights.")
+    # pays only when the same call's values are right too (zeros, or uniform weights, are equivariant too)
+    for got, want, name in zip((out, w), torch_forward(mha, x, x, x), ("output", "weights")):
+        expect_close(got, want, f"MultiHeadAttention({D}, {H}) self-attention on x of shape {(B, n, D)}: {name}", atol=1e-10,
+                     hint="(This test checks a property, and pays only when the values of the same call are right too.)")
 
 
 @pytest.mark.grades("sinusoidal_positions")
@@ -48,6 +52,7 @@ def test_positions_break_equivariance(student, gen):
     a = torch.stack([dog, bites, man])[None]      # (1, 3, D) "dog bites man"
     b = torch.stack([man, bites, dog])[None]      # (1, 3, D) "man bites dog"
     pe = as_float64(student.sinusoidal_positions(3, D), f"sinusoidal_positions(3, {D})")   # (3, D)
+    expect_table(pe, 3, D)
     a_pos, b_pos = a + pe, b + pe
     out_a, _ = m(a_pos, a_pos, a_pos)
     out_b, _ = m(b_pos, b_pos, b_pos)
@@ -64,6 +69,7 @@ def test_positions_break_equivariance(student, gen):
     x = torch.randn(1, 5, D, generator=gen, dtype=torch.float64)
     perm = torch.tensor([4, 2, 0, 3, 1])
     pe5 = as_float64(student.sinusoidal_positions(5, D), f"sinusoidal_positions(5, {D})")
+    expect_table(pe5, 5, D)
     out, _ = m(x + pe5, x + pe5, x + pe5)
     xp = x[:, perm] + pe5
     out_p, _ = m(xp, xp, xp)

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from support_multihead import expect_table, formula
 
 from autograder.checks import (
     as_float64,
@@ -15,16 +16,6 @@ from autograder.checks import (
 pytestmark = pytest.mark.grades("sinusoidal_positions")  # the function these tests grade (summary, dashboard, pytest -m)
 
 SIZES = [(1, 2), (7, 2), (10, 4), (50, 16), (128, 64), (333, 6), (1024, 256)]  # (n_positions, d_model)
-
-
-def formula(n: int, d: int) -> torch.Tensor:
-    """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(same), in float64."""
-    pos = torch.arange(n, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d, 2, dtype=torch.float64)[None, :]
-    angles = pos / 10000.0 ** (two_i / d)
-    pe = torch.empty(n, d, dtype=torch.float64)
-    pe[:, 0::2], pe[:, 1::2] = angles.sin(), angles.cos()
-    return pe
 
 
 @pytest.mark.parametrize("n,d", SIZES, ids=[f"n={n},d={d}" for n, d in SIZES])
@@ -57,6 +48,7 @@ def test_rows_distinct(student):
         "Positions must be told apart, otherwise attention cannot see word order: does the angle use pos?",
         got=pe,
     )
+    expect_table(pe, 1024, 64)
 
 
 def test_odd_d_model_raises(student):

@@ -40,9 +40,11 @@ def test_attend_matches_reference(student, reference, gen, shape):
         hint="context = Σ_t weights[:, t] · enc[:, t]: the weighted average of the encoder states "
         "(enc is both the keys and the values), shape (B, h).",
     )
+    if T == 1:  # one position: its weight is 1 whatever the scores, so the case pays only with a real one beside it
+        test_attend_matches_reference(student, reference, gen, (B, 4, h))
 
 
-def test_attend_is_a_convex_combination(student, gen):
+def test_attend_is_a_convex_combination(student, reference, gen):
     """attend: weights are a distribution over T and the context lies inside the encoder states' range"""
     B, T, h = 6, 7, 5
     query = 3 * torch.randn(B, h, generator=gen, dtype=torch.float64)
@@ -77,3 +79,8 @@ def test_attend_is_a_convex_combination(student, gen):
             "is a weighted average of the encoder states (the values), so it must lie inside their range; "
             "did you average the query instead of enc, or use weights that do not sum to 1?",
         )
+    # pays only when the same call's values are right too (uniform weights and the mean state are convex too)
+    want_context, want_weights = reference.attend(query, enc)
+    for got, want, name in ((weights, want_weights, "weights"), (context, want_context, "context")):
+        expect_close(got, want, f"attend {name} ({where}, float64)", atol=1e-10,
+                     hint="(This test checks properties, and pays only when the values of the same call are right too.)")

@@ -111,12 +111,14 @@ def test_too_long_raises(student, gen):
                   "max_len rows, so check T > max_len and raise ValueError with a clear message")
 
 
-def test_causality(student, gen):
+def test_causality(student, reference, gen):
     """TinyCausalLM: changing tokens from position t on never changes the logits before t"""
     vocab, T, B = 8, 10, 2
-    student.helper("set_global_seed", int(torch.randint(2**31, (1,), generator=gen)))
-    model = student.TinyCausalLM(vocab, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16)
+    kwargs = {"d_model": 16, "n_heads": 2, "d_ff": 32, "n_layers": 2, "max_len": 16}
+    ref = randomise_(reference.TinyCausalLM(vocab, **kwargs).double(), gen)
+    model = student.TinyCausalLM(vocab, **kwargs)
     model.double()
+    model.load_state_dict(with_own_buffers(model, state_dict_of(ref, torch.float64)))
     model.eval()
     base = torch.randint(vocab, (B, T), generator=gen)
     batch = [base]
@@ -143,3 +145,9 @@ def test_causality(student, gen):
             f"positions {t}..{T - 1} at all (max change {moved:.3g}). A position must see its own token and the "
             "ones before it: do not block the diagonal, and add the token embeddings to the positions.",
         )
+    # pays only when the same call's logits are right too (a model that reads only its own token is causal too)
+    with torch.no_grad():
+        want = ref.eval()(torch.cat(batch))
+    expect_close(logits, want, f"TinyCausalLM(8, d_model=16, n_heads=2, d_ff=32, n_layers=2, max_len=16) logits for "
+                 f"tokens of shape {(T * B, T)} (float64), with the reference's weights loaded", atol=3e-6,
+                 hint="(This test checks a property, and pays only when the values of the same call are right too.)")

@@ -257,7 +257,7 @@ def test_best_epoch_first_on_ties(student, reference, gen, seed):
     )
 
 
-def test_same_seed_same_history(student, gen, seed):
+def test_same_seed_same_history(student, reference, gen, seed):
     """train: the same seed gives the same history, whatever the global random state"""
     train_tokens, val_tokens = tokens(12, LENGTH, VOCAB, gen), tokens(4, LENGTH, VOCAB, gen)
     options = dict(epochs=3, lr=0.02, batch_size=3, seed=seed + 1)
@@ -281,7 +281,7 @@ def test_same_seed_same_history(student, gen, seed):
         f"initial ones (largest change {moved:.3g}): the loop did not train the model it was given. Every step: "
         "zero_grad, lm_loss, backward, clip, optimizer.step() on torch.optim.AdamW(model.parameters(), lr=lr).",
     )
-
+    _expect_history_of_weights(reference, runs[0], weights[0], val_tokens, "train(probe model, batch_size=3, epochs=3)")
     expect_close(
         runs[1]["train_loss"], runs[0]["train_loss"],
         "history['train_loss'] of two identical train(..., batch_size=3, seed=same) calls made after different "
@@ -300,6 +300,25 @@ def test_same_seed_same_history(student, gen, seed):
             hint="The same seed must give the same training, whatever ran before: shuffle with "
             "torch.randperm(n, generator=torch.Generator().manual_seed(seed)) (one generator per call).",
         )
+
+
+def _expect_history_of_weights(reference, history, final, val_tokens, what):
+    """The history is the one of the weights the model holds (orders are not compared, so the grader cannot
+    retrain): val_loss[best_epoch] is their eval-mode lm_loss, computed here. A reproducible made-up history
+    beside weights that only moved earns nothing."""
+    local = helpers().ProbeLM(VOCAB, D, MAX_LEN)
+    expect_true(sorted(final) == sorted(local.state_dict()), f"{what}: the model's state_dict() afterwards has keys "
+                f"{sorted(final)}: train must update the model it is given in place, not replace its parameters.")
+    local.load_state_dict({k: torch.as_tensor(v, dtype=torch.float64) for k, v in final.items()})
+    with torch.no_grad():
+        want = float(reference.lm_loss(local.eval(), val_tokens))
+    best = history["best_epoch"]
+    expect_true(isinstance(best, int) and not isinstance(best, bool) and 0 <= best < len(history["val_loss"]),
+                f"{what}: best_epoch = {best!r} is not an index of history['val_loss'].")
+    expect_close(history["val_loss"][best], want, f"{what}: history['val_loss'][best_epoch], against the eval-mode "
+                 "lm_loss of the weights the model holds afterwards", atol=1e-10, rtol=1e-9,
+                 hint="(This test checks reproducibility, and pays only when the history is the one of the weights "
+                 "the model holds: the validation loss of the best epoch, whose weights the model keeps.)")
 
 
 def test_validation_eval_mode(student, reference, gen, seed):
