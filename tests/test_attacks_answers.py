@@ -264,7 +264,8 @@ _PROPERTY = {
         "        return self.head(self.embedding(tokens))\n\n\n"
         "def train(model, train_tokens, val_tokens, epochs=25, lr=3e-3, batch_size=64, seed=0):\n"
         "    with torch.no_grad():\n        for p in model.parameters():\n            p.add_(0.01)\n"
-        "    return {'train_loss': [1.0] * epochs, 'val_loss': [1.0] * epochs, 'best_epoch': 0}\n",
+        "        v = float(lm_loss(model.eval(), val_tokens))  # the true validation loss of weights that only moved\n"
+        "    return {'train_loss': [v] * epochs, 'val_loss': [v] * epochs, 'best_epoch': 0}\n",
         "_RefLM = TinyCausalLM\n\n\nclass TinyCausalLM(_RefLM):\n    def forward(self, tokens):\n"
         "        if tokens.shape[1] > self.max_len:\n            raise ValueError('too long')\n"
         "        return torch.zeros(*tokens.shape, self.head.out_features, dtype=self.head.weight.dtype)\n\n\n"
@@ -408,6 +409,20 @@ def test_bool_answers_through_gradescope(installed_tree, namespaces):
         finally:
             shutil.rmtree(parent, ignore_errors=True)
     check_attacks(documents, "attention through Gradescope")
+
+
+@pytest.mark.parametrize("assignment", list(_PROPERTY))
+def test_property_answers_through_gradescope(assignment, monkeypatch):
+    """The cheap property forms through each assignment's built autograder.zip in a simulated Gradescope tree,
+    without namespaces (as Gradescope most likely runs; grade-all above runs them with and without)."""
+    monkeypatch.setenv("KIT_NO_NAMESPACES", "1")
+    module = load_assignment(assignment, KIT).module
+    documents = {}
+    for name in ("property", "property-baseline"):
+        upload = {f"{module}.py": _cases()[assignment][name].encode()}
+        documents[name] = gradescope_sim.simulate(KIT / "dist" / assignment / "autograder.zip", upload)
+        validate_results(documents[name])
+    check_attacks(documents, f"{assignment} through Gradescope")
 
 
 def test_the_wrapper_changes_only_floating_answers():
