@@ -70,10 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
         from .cohort.batch import add_command as add_grade_all
         from .pool.parallel import add_command as add_grade_many
         from .release.commands import add_commands as add_release_commands
+        from .release.simulate import add_command as add_simulate
 
         add_grade_all(sub)
         add_grade_many(sub)
         add_release_commands(sub)
+        add_simulate(sub)
     return parser
 
 
@@ -96,6 +98,8 @@ def _grading_commands(sub: Any) -> None:
 # What a copy of the grading engine alone (autograder.zip, the PrairieLearn package) runs; the other commands
 # are a course staff's, and need the instructor's tools that the zips leave out (config.INSTRUCTOR_ONLY).
 GRADING_COMMANDS = ("grade", "gradescope", "prairielearn")
+# A course staff's commands that run no student code, so need no grading environment.
+NO_STUDENT_CODE = ("points", "new", "rename-test", "stubs", "gradescope", "prairielearn")
 
 
 def _has_instructor_tools() -> bool:
@@ -126,9 +130,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["bench"]:  # bench parses its own options (see autograder/release/bench.py)
             from .release.bench import main as bench_main
+            from .release.grading_env import grading_python_for_children
+
+            grading_python_for_children()
 
             return bench_main(argv[1:])
         args = build_parser().parse_args(argv)
+        if _has_instructor_tools() and args.command not in NO_STUDENT_CODE:
+            from .release.grading_env import grading_python_for_children
+
+            # student code runs with the packages the platform installs, never the kit's venv (release/grading_env.py)
+            grading_python_for_children()
         # The operator's log (stderr), kept apart from what students see (results.json).
         logging.basicConfig(level=logging.INFO, format="[grader] %(message)s", stream=sys.stderr)
         return args.func(args)

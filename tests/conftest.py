@@ -18,10 +18,13 @@ from filelock import FileLock  # noqa: E402
 
 from autograder.config import list_assignments, load_assignment  # noqa: E402
 from autograder.release import gradescope_sim  # noqa: E402
+from autograder.release.grading_env import grading_python_for_children  # noqa: E402
 from autograder.release.markers import make_stub  # noqa: E402
 from autograder.release.zips import autograder_files, make_zip  # noqa: E402
 
 ASSIGNMENTS = list_assignments(KIT)
+# Student code in these tests runs as on the platform: with the packages requirements.txt installs, nothing else.
+grading_python_for_children(KIT)
 SCHEMA = json.loads((Path(__file__).parent / "gradescope_results.schema.json").read_text())
 
 

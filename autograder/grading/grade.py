@@ -24,6 +24,7 @@ from ..banned import scan_source
 from ..config import Assignment
 from ..sandbox import isolation_summary
 from . import numerics
+from .imports import leave_out_foreign_imports
 from .record import GradingRecord
 from .results import failure_document, results_document, write_results
 from .scoring import ScoringPlugin
@@ -155,7 +156,10 @@ class Grading:
         )
         normalised = self.workdir / self.assignment.submit_file
         normalise_source(found, normalised)
-        return normalised, note
+        kept, left_out = leave_out_foreign_imports(normalised.read_text(encoding="utf-8"), self.assignment.submit_file)
+        if left_out:
+            normalised.write_text(kept, encoding="utf-8")
+        return normalised, " ".join(filter(None, [note, left_out]))
 
     def start_student(self, normalised: Path) -> str:
         """Start the worker and import the student's file in it; the import's error, "" when it loaded."""

@@ -10,8 +10,9 @@ import math
 import re
 
 from ..sandbox import Limits, WorkerMemory, WorkerProtocol, WorkerTimeout
+from .imports import ALLOWED_TEXT
 
-ALLOWED_IMPORTS = "the standard library, torch, numpy and einops"
+ALLOWED_IMPORTS = ALLOWED_TEXT
 
 
 def _import_failure(module_name: str, error: dict) -> str:

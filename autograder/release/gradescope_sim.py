@@ -3,7 +3,7 @@
 Lays out ``AUTOGRADER_ROOT`` as Gradescope does (``source/``, ``submission/``,
 ``results/``, ``run_autograder`` at the root), runs
 ``AUTOGRADER_SKIP_INSTALL=1 bash setup.sh`` and then ``run_autograder`` with
-the ``python3`` of this environment first on ``PATH``, and returns the parsed
+the grading environment's ``python3`` first on ``PATH``, and returns the parsed
 ``results.json``. Used by the release self-check and the kit's tests.
 """
 
@@ -17,6 +17,8 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+
+from .grading_env import GRADING_PYTHON
 
 
 def lay_out(zip_path: Path, submission: dict[str, bytes], root: Path) -> None:
@@ -41,10 +43,11 @@ def lay_out(zip_path: Path, submission: dict[str, bytes], root: Path) -> None:
 
 
 def environment(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", GRADING_PYTHON)}
     env["AUTOGRADER_ROOT"] = str(root)
     env["AUTOGRADER_SKIP_INSTALL"] = "1"
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    # the grading environment's python3 first: the packages requirements.txt installs, as on the platform
+    env["PATH"] = str(Path(os.environ.get(GRADING_PYTHON) or sys.executable).parent) + os.pathsep + env.get("PATH", "")
     return env
 
 

@@ -4,7 +4,7 @@ Lays out a grade root as PrairieLearn's grader host assembles ``/grade`` (``test
 question, the ``serverFilesCourse`` entries info.json names, ``student/`` with the upload,
 ``data/data.json``; no ``results/``, which the entrypoint must create), runs info.json's
 entrypoint as PrairieLearn does (made executable, run directly) with ``PL_GRADE_ROOT`` pointing
-at it and the ``python3`` of this environment first on ``PATH``, and returns the parsed
+at it and the grading environment's ``python3`` first on ``PATH``, and returns the parsed
 ``results.json``. Used by the release self-check and the kit's tests.
 """
 
@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from .grading_env import GRADING_PYTHON
 
 GRADE = "/grade/"  # where PrairieLearn mounts the job; info.json's entrypoint is under it
 
@@ -49,9 +51,10 @@ def lay_out(tree: Path, name: str, submission: dict[str, bytes], root: Path) -> 
 
 
 def environment(root: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", GRADING_PYTHON)}
     env["PL_GRADE_ROOT"] = str(root)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    # the grading environment's python3 first: the packages requirements.txt installs, as on the platform
+    env["PATH"] = str(Path(os.environ.get(GRADING_PYTHON) or sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env.update(extra or {})
     return env
 

@@ -148,6 +148,7 @@ def student_files(
     files["pytest.ini"] = student_pytest_ini(assignment).encode()
     files["autograder/__init__.py"] = b'"""Only the checks the public tests use; the real grader is not shipped."""\n'
     files["autograder/checks.py"] = (ENGINE / "checks.py").read_bytes()
+    files["autograder/imports.py"] = (ENGINE / "grading" / "imports.py").read_bytes()  # grading's import rule
     # what checks.py imports, without the grader's bookkeeping for replays (templates/student_per_test.py)
     files["autograder/per_test.py"] = (TEMPLATES / "student_per_test.py").read_bytes()
     public = assignment.tests_dir / "public"

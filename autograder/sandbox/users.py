@@ -130,7 +130,9 @@ def make_interpreter_reachable(python: str) -> list[str]:
     added, never read: folder listings stay private. Returns what was changed.
     """
     changed = []
+    venv = Path(os.path.abspath(python)).parent.parent  # a venv's python links to its base: its site-packages too
     targets = {Path(os.path.realpath(python)), Path(os.path.realpath(sys.base_prefix)), Path(os.path.realpath(sys.prefix))}
+    targets |= {Path(os.path.realpath(venv))} if (venv / "pyvenv.cfg").is_file() else set()
     for target in targets:
         for folder in [target, *target.parents] if target.is_dir() else list(target.parents):
             mode = folder.stat().st_mode
@@ -151,8 +153,10 @@ def protect_secrets(kit_root: Path, extra: tuple[Path, ...] = ()) -> list[str]:
     if not running_as_root():
         return []
     kit_root = Path(kit_root).resolve()
-    prefix = Path(os.path.realpath(sys.prefix))
-    inside = prefix == kit_root or kit_root in prefix.parents
+    # the workers' interpreter too (the grading environment in the checkout: release/grading_env.py)
+    workers = Path(os.path.abspath(os.environ.get("KIT_GRADING_PYTHON") or sys.executable)).parent.parent
+    prefixes = {Path(os.path.realpath(sys.prefix)), Path(os.path.realpath(workers))}
+    inside = any(prefix == kit_root or kit_root in prefix.parents for prefix in prefixes)
     targets = [kit_root / name for name in SECRET_FOLDERS] if inside else [kit_root]
     changed = []
     for path in [*targets, *extra]:

@@ -24,7 +24,6 @@ it answers :mod:`.watchdog`.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import psutil
@@ -38,7 +37,7 @@ from .limits import Limits, WorkerDied, WorkerProtocol, WorkerTimeout
 from .staging import make_staging, remove_staging
 from .users import ensure_student_user
 from .watchdog import Watchdog, _Stop
-from .zygote import Zygote
+from .zygote import Zygote, worker_python
 
 
 class Worker(Watchdog):
@@ -59,7 +58,7 @@ class Worker(Watchdog):
         self.helpers_file = Path(helpers_file) if helpers_file else None
         self.banned = list(banned or [])
         self.limits = limits
-        self.python = python or sys.executable
+        self.python = python or worker_python()
         self.zygote = zygote
         self._own_zygote: Zygote | None = None
         self.user = zygote.user if zygote is not None else ensure_student_user()

@@ -36,6 +36,13 @@ KIT_ROOT = Path(__file__).resolve().parent.parent.parent
 log = logging.getLogger("autograder.sandbox")
 
 
+def worker_python() -> str:
+    """The interpreter workers run student code with: on a course staff's machine the grading environment's
+    (``KIT_GRADING_PYTHON``, set by the kit's commands: release/grading_env.py), which holds exactly the
+    packages the platform installs; on a platform, the grader's own."""
+    return os.environ.get("KIT_GRADING_PYTHON") or sys.executable
+
+
 def _worker_env() -> dict[str, str]:
     from ..grading.numerics import PINNED_ENV
 
@@ -133,7 +140,7 @@ class Zygote:
         self.trains = trains
         self.banned = list(banned or [])
         self.limits = limits
-        self.python = python or sys.executable
+        self.python = python or worker_python()
         self.user = ensure_student_user()
         self.features = isolation_features()
         self.namespaces = "namespaces" in self.features
