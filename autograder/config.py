@@ -2,6 +2,9 @@
 
 This file is the one place that sets each test's points and visibility; the
 pytest grader, the Otter checks and the release self-check all read it here.
+Its keys, their types and values are the schema's (:mod:`.config_schema`,
+checked by :mod:`.config_check`); what no type can say (a test that exists,
+points adding up to 100, time limits the platforms honour) is checked here.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .config_check import ConfigError, convert, nearest_key
+from .config_schema import AssignmentFile
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Gradescope's Ubuntu 22.04 image has Python 3.10
@@ -18,7 +24,6 @@ else:  # Gradescope's Ubuntu 22.04 image has Python 3.10
 
 ENGINE = Path(__file__).resolve().parent  # the autograder package
 KIT_ROOT = ENGINE.parent
-VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 
 # The worker's unprivileged account (concurrent graders use kit-student-1, -2, ...); setup.sh creates it.
@@ -26,10 +31,6 @@ STUDENT_USER = "kit-student"
 # The engine's folders a grading never imports (tests/unit/test_layout.py holds it): the instructor's tools and
 # the release's templates. autograder.zip and the PrairieLearn package carry the grading engine without them.
 INSTRUCTOR_ONLY = ("release", "cohort", "pool", "templates")
-
-
-class ConfigError(Exception):
-    """An assignment's sources are inconsistent; the message says how to fix them."""
 
 
 @dataclass(frozen=True)
@@ -119,14 +120,6 @@ _GRADES = re.compile(r"""\bgrades\(\s*["'](\w+)["']""")
 _TOP_LEVEL_TEST = re.compile(r"^(?:async\s+)?def\s+(test\w*)\s*\(", re.MULTILINE)
 
 
-def nearest_key(key: str, keys: list[str]) -> str:
-    """What an unknown key's error suggests: the nearest of ``keys``, or all of them."""
-    import difflib
-
-    near = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
-    return f"did you mean {near[0]!r}?" if near else f"the keys are {', '.join(keys)}"
-
-
 def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
     root = kit_root / "assignments" / name
     path = root / "assignment.toml"
@@ -134,61 +127,37 @@ def load_assignment(name: str, kit_root: Path = KIT_ROOT) -> Assignment:
         known = ", ".join(list_assignments(kit_root)) or "none"
         raise ConfigError(f"unknown assignment {name!r} (no {path}); known assignments: {known}")
     data = read_toml(path)
-    _expect_known_keys(path, data)
-    for key in ("title", "module"):
-        if key not in data:
-            raise ConfigError(f"{path}: missing required key {key!r}")
-    module = data["module"]
-    if not isinstance(module, str) or not module.isidentifier():
-        hint = f" (without .py: {module.removesuffix('.py')!r})" if isinstance(module, str) and module.endswith(".py") else ""
-        raise ConfigError(f"{path}: module = {module!r} must be the name students import, a Python identifier{hint}")
-    points = _points(path, data)
-    test_timeout, run_timeout = _timeouts(path, data)
-    visibility = _visibility(path, data)
-    helpers = root / data["worker_helpers"] if "worker_helpers" in data else None
-    hidden_summary = str(data.get("feedback", {}).get("hidden_summary", "categories"))
-    if hidden_summary not in ("off", "points", "categories", "causes"):
-        raise ConfigError(f"{path}: [feedback] hidden_summary must be off, points, categories or causes, not {hidden_summary!r}")
-    uncaught = {str(k): str(v) for k, v in data.get("uncaught", {}).items()}
-    for key in uncaught:
+    former = sorted(FORMER_KEYS.keys() & data.keys())
+    if former:
+        raise ConfigError(f"{path}: [{former[0]}] is no longer read: {FORMER_KEYS[former[0]]}")
+    spec = convert(data, AssignmentFile, path, "assignments/README.md lists every key")
+    if not spec.module.isidentifier():
+        hint = f" (without .py: {spec.module.removesuffix('.py')!r})" if spec.module.endswith(".py") else ""
+        raise ConfigError(f"{path}: module = {spec.module!r} must be the name students import, a Python identifier{hint}")
+    points = _points(path, spec.points)
+    _check_timeouts(path, spec.test_timeout, spec.run_timeout)
+    for key in spec.uncaught:
         if key not in points:
-            raise ConfigError(f"{path}: [uncaught] names {key}, which is not a test in [points]")
-    equivalent = {str(k): str(v) for k, v in data.get("mutants", {}).get("equivalent", {}).items()}
-    solution = kit_root / "solutions" / name / f"{module}.py"
+            raise ConfigError(
+                f"{path}: [uncaught] names {key}, which is not a test in [points]: {nearest_key(key, sorted(points))}"
+            )
     return Assignment(
         name=name,
-        title=data["title"],
-        module=module,
+        title=spec.title,
+        module=spec.module,
         root=root,
-        solution=solution,
+        solution=kit_root / "solutions" / name / f"{spec.module}.py",
         points=points,
-        visibility=visibility,
-        banned=tuple(data.get("banned", ())),
-        helpers=helpers,
-        test_timeout=test_timeout,
-        run_timeout=run_timeout,
-        hidden_summary=hidden_summary,
-        uncaught=uncaught,
-        equivalent=equivalent,
-        untested={str(k): str(v) for k, v in data.get("untested_functions", {}).items()},
+        visibility=dict(spec.visibility),
+        banned=tuple(spec.banned),
+        helpers=root / spec.worker_helpers if spec.worker_helpers is not None else None,
+        test_timeout=float(spec.test_timeout),
+        run_timeout=float(spec.run_timeout),
+        hidden_summary=spec.feedback.hidden_summary,
+        uncaught=dict(spec.uncaught),
+        equivalent=dict(spec.mutants.equivalent),
+        untested=dict(spec.untested_functions),
     )
-
-
-# Every key assignment.toml may hold, with the keys of its tables (None: any keys, e.g. test ids).
-SCHEMA: dict[str, dict | None] = {
-    "title": {},
-    "module": {},
-    "banned": {},
-    "test_timeout": {},
-    "run_timeout": {},
-    "worker_helpers": {},
-    "points": None,
-    "visibility": None,
-    "uncaught": None,
-    "untested_functions": None,
-    "feedback": {"hidden_summary": {}},
-    "mutants": {"equivalent": None},
-}
 
 
 # The longest run_timeout both platforms honour: the entry points' last resort fires 90 s after it, PrairieLearn's
@@ -196,14 +165,8 @@ SCHEMA: dict[str, dict | None] = {
 MAX_RUN_TIMEOUT_S = 480
 
 
-def _timeouts(path: Path, data: dict) -> tuple[float, float]:
-    values = []
-    for key, default in (("test_timeout", 20), ("run_timeout", 420)):
-        value = data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(f"{path}: {key} = {value!r} must be a number of seconds above 0")
-        values.append(float(value))
-    test_timeout, run_timeout = values
+def _check_timeouts(path: Path, test_timeout: float, run_timeout: float) -> None:
+    """What the schema cannot say of the time limits (each is a number of seconds above 0 there)."""
     if run_timeout > MAX_RUN_TIMEOUT_S:
         raise ConfigError(
             f"{path}: run_timeout = {run_timeout:g} s is over {MAX_RUN_TIMEOUT_S} s: the grading's last resort fires 90 s "
@@ -214,21 +177,15 @@ def _timeouts(path: Path, data: dict) -> tuple[float, float]:
         raise ConfigError(
             f"{path}: test_timeout = {test_timeout:g} s is longer than run_timeout = {run_timeout:g} s (the whole run)"
         )
-    return test_timeout, run_timeout
 
 
-def _points(path: Path, data: dict) -> dict[str, float]:
-    """[points], the one form: a value per test key, each a number > 0, adding up to 100, each key a test that
-    its file defines (a misspelt name is refused here, naming the nearest, not found missing at grading)."""
-    raw = data.get("points", {})
-    wrong = {k: v for k, v in raw.items() if isinstance(v, bool) or not isinstance(v, (int, float))}
-    if wrong:
-        key, value = next(iter(wrong.items()))
-        raise ConfigError(f"{path}: [points] {key} = {value!r} must be a number (of points, e.g. 4 or 2.5)")
-    points = {str(k): float(v) for k, v in raw.items()}
+def _points(path: Path, raw: dict[str, float]) -> dict[str, float]:
+    """[points], the one form: a value per test key (a number > 0: the schema's), adding up to 100, each key a test
+    that its file defines (a misspelt name is refused here, naming the nearest, not found missing at grading)."""
+    points = {k: float(v) for k, v in raw.items()}
     tests = path.parent / "tests"
     defined_in: dict[str, set[str]] = {}  # test file -> the tests it defines, each file read once
-    for key, value in points.items():
+    for key in points:
         if "::" not in key or not key.split("::")[0].startswith(("public/", "hidden/")):
             raise ConfigError(f"{path}: points key {key!r} must look like 'hidden/test_file.py::test_name'")
         file, name = key.split("::", 1)
@@ -242,20 +199,10 @@ def _points(path: Path, data: dict) -> dict[str, float]:
                 else f"there is no test file {tests / file}"
             )
             raise ConfigError(f"{path}: [points] names {key}, but {where}")
-        if value <= 0:
-            raise ConfigError(f"{path}: test {key} has {value} points; every listed test must be worth > 0")
     total = sum(points.values())
     if abs(total - 100) > 1e-9:
         raise ConfigError(f"{path}: points add up to {total:g}, not 100")
     return points
-
-
-def _visibility(path: Path, data: dict) -> dict[str, str]:
-    visibility = {str(k): str(v) for k, v in data.get("visibility", {}).items()}
-    for key, value in visibility.items():
-        if value not in VISIBILITIES:
-            raise ConfigError(f"{path}: visibility {value!r} for {key} is not one of {', '.join(VISIBILITIES)}")
-    return visibility
 
 
 # Keys of earlier kits, each with what replaced it (one form for each thing an assignment declares).
@@ -265,16 +212,3 @@ FORMER_KEYS = {
     "functions": "give each test its points in [points] (a parametrized test's cases share them); a test declares "
     "its function with @pytest.mark.grades",
 }
-
-
-def _expect_known_keys(path: Path, data: dict, schema: dict = SCHEMA, where: str = "") -> None:
-    """A misspelt key is an error that names the nearest valid one (``[visiblity]`` would otherwise do nothing)."""
-    for key, value in data.items():
-        if key in FORMER_KEYS and not where:
-            raise ConfigError(f"{path}: [{key}] is no longer read: {FORMER_KEYS[key]}")
-        if key not in schema:
-            hint = nearest_key(key, sorted(schema))
-            raise ConfigError(f"{path}: unknown key {where + key!r}: {hint} (assignments/README.md lists every key)")
-        inner = schema[key]
-        if inner and isinstance(value, dict):
-            _expect_known_keys(path, value, inner, f"{where}{key}.")

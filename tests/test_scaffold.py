@@ -73,7 +73,10 @@ def test_a_scaffolded_assignment_releases_with_its_self_check(tmp_path):
     files = sorted((kit / "assignments" / NAME / "mistakes").glob("*.py"))
     assert len(files) == 2 * len(scaffold.MISTAKES) >= 20  # the catalogue is files, the one form of the six assignments
     assert "mistakes" not in tomllib.loads((kit / "assignments" / NAME / "assignment.toml").read_text())
-    assert (kit / "course.toml").read_text().startswith(course_before)
+    # the new [[assignment]] comes last in the course's order, written before the term's rules (nothing else changes)
+    course_after, before = tomllib.loads((kit / "course.toml").read_text()), tomllib.loads(course_before)
+    assert course_after["assignment"][:-1] == before["assignment"] and course_after["assignment"][-1]["name"] == NAME
+    assert {k: v for k, v in course_after.items() if k != "assignment"} == {k: v for k, v in before.items() if k != "assignment"}
     assert f'name = "{NAME}"' in (kit / "course.toml").read_text()
     assert (kit / "student_template" / NAME / f"{NAME}.py").is_file()
     ini = (kit / "student_template" / NAME / "pytest.ini").read_text()

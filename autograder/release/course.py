@@ -7,22 +7,30 @@ students (a line at the top of each handout, :func:`dates_line`) and grading
 (``grade-all`` flags submissions after :attr:`CourseEntry.deadline` unless ``--due``
 says otherwise).
 
+Its keys, their types and values are the schema's (:class:`~autograder.config_schema.CourseFile`), checked
+whenever any part of the file is read (:func:`read_course_file`): a misspelt key in ``[[assignment]]`` or
+``[late]`` is refused, naming the nearest valid one, rather than ignored. What no type can say (dates in
+order, earlier assignments, a time zone that exists) is checked here.
+
 The check that no ``student.zip`` answers another assignment is :mod:`.answer_check`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import KIT_ROOT, ConfigError, list_assignments, nearest_key, read_toml
+from ..config_check import convert
+from ..config_schema import PLATFORMS, CourseAssignment, CourseFile, Moment
 
 COURSE_FILE = "course.toml"
 DEFAULT_TIMEZONE = "UTC"  # course.toml's `timezone`: where a `due` date's end of day falls
 DUE_TIME = dt.time(23, 59, 59)  # a `due` given as a date means the end of that day
-PLATFORMS = ("gradescope", "prairielearn")  # course.toml's `platforms`: what the release builds (default both)
+# PLATFORMS (config_schema): course.toml's `platforms`, what the release builds (default both)
 
 
 @dataclass(frozen=True)
@@ -155,23 +163,36 @@ def _deadline(value: object, zone: str, where: str) -> dt.datetime | None:
 
 
 def _timezone(value: object, where: str) -> str:
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
     zone = str(value or DEFAULT_TIMEZONE)
     try:
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"{where}: timezone {zone!r} is not a time zone name (e.g. UTC, America/Los_Angeles)") from None
+        near = difflib.get_close_matches(zone, sorted(available_timezones()), n=1)
+        hint = f"did you mean {near[0]!r}?" if near else "e.g. UTC, America/Los_Angeles"
+        raise ConfigError(f"{where}: timezone {zone!r} is not a time zone name ({hint})") from None
     return zone
 
 
-def _platforms(value: object, where: str) -> tuple[str, ...]:
-    """course.toml's ``platforms``: a non-empty list of known platforms (default: all of them)."""
-    if value is None:
-        return PLATFORMS
-    if not isinstance(value, list) or not value or any(p not in PLATFORMS for p in value):
-        raise ConfigError(f"{where}: platforms = {value!r} must list one or more of {', '.join(PLATFORMS)}")
-    return tuple(p for p in PLATFORMS if p in value)
+def _value(moment: Moment | None) -> dt.date | None:
+    return moment.value if moment is not None else None
+
+
+def read_course_file(path: Path, kit_root: Path = KIT_ROOT, data: dict | None = None) -> CourseFile:
+    """``path`` (a course.toml; ``data``, when already parsed) checked against its schema, whatever part of it the
+    caller reads: keys, types and values, and each ``[extensions.<assignment>]`` naming an assignment (else its
+    deadlines would never apply)."""
+    data = read_toml(path) if data is None else data
+    spec = convert(data, CourseFile, path, "the comments of the kit's course.toml describe every key")
+    known = sorted({a.name for a in spec.assignment} | set(list_assignments(kit_root)))
+    for name in spec.extensions:
+        if name not in known:
+            raise ConfigError(
+                f"{path}: [extensions.{name}] names no assignment of the course: {nearest_key(name, known)} "
+                "Name the table after the assignment, [extensions.<assignment>]"
+            )
+    return spec
 
 
 def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
@@ -180,65 +201,62 @@ def load_course(kit_root: Path = KIT_ROOT, path: Path | None = None) -> Course:
     existing = list_assignments(kit_root)
     if not path.is_file():
         return Course("Course", tuple(CourseEntry(n) for n in existing), None)
-    data = read_toml(path)
-    zone = _timezone(data.get("timezone"), path.name)
-    platforms = _platforms(data.get("platforms"), path.name)
+    spec = read_course_file(path, kit_root)
+    zone = _timezone(spec.timezone, path.name)
+    platforms = tuple(p for p in PLATFORMS if p in spec.platforms)
     entries: list[CourseEntry] = []
-    for raw in data.get("assignment", []):
-        name = raw.get("name")
-        where = f"{path.name}, assignment {name!r}"
-        if name not in existing:
-            if name is None:
-                raise ConfigError(f"{path}: every [[assignment]] needs a name")
+    for raw in spec.assignment:
+        if raw.name not in existing:
             continue  # listed but not (yet) authored: nothing to release
-        if any(e.name == name for e in entries):
-            raise ConfigError(f"{where}: listed twice")
-        release, due = _date(raw.get("release"), where), _date(raw.get("due"), where)
-        deadline = _deadline(raw.get("due"), zone, where)
-        if deadline is not None:
-            due = deadline.date()
-        if release and due and due < release:
-            raise ConfigError(f"{where}: due {due} is before its release {release}")
-        earlier = {e.name: e for e in entries}
-        builds_on = tuple(raw.get("builds_on", ()))
-        for dep in builds_on:
-            if dep not in earlier:
-                raise ConfigError(f"{where}: builds_on {dep!r}, which is not an earlier assignment in the course")
-        ships = _shipments(raw, earlier, where)
-        entries.append(
-            CourseEntry(
-                name=name,
-                material=str(raw.get("material", "")),
-                release=release,
-                due=due,
-                builds_on=builds_on,
-                hints=bool(raw.get("hints", False)),
-                ships=tuple(ships),
-                not_answers={str(k): str(v) for k, v in raw.get("not_answers", {}).items()},
-                deadline=deadline,
-                timezone=zone,
-            )
-        )
+        entries.append(_entry(raw, {e.name: e for e in entries}, zone, path))
     listed = {e.name for e in entries}
     for name in existing:
         if name not in listed:
             print(f"warning: {path.name} does not list assignment {name!r}; it is released last, undated", file=sys.stderr)
             entries.append(CourseEntry(name, timezone=zone))
-    return Course(str(data.get("title", "Course")), tuple(entries), path, platforms)
+    return Course(spec.title, tuple(entries), path, platforms)
 
 
-def _shipments(raw: dict, earlier: dict, where: str) -> list[Shipment]:
+def _entry(raw: CourseAssignment, earlier: dict[str, CourseEntry], zone: str, path: Path) -> CourseEntry:
+    """One ``[[assignment]]`` (its types checked by the schema): dates in order, earlier assignments named."""
+    where = f"{path.name}, assignment {raw.name!r}"
+    if raw.name in earlier:
+        raise ConfigError(f"{where}: listed twice")
+    release, due = _date(_value(raw.release), where), _date(_value(raw.due), where)
+    deadline = _deadline(_value(raw.due), zone, where)
+    if deadline is not None:
+        due = deadline.date()
+    if release and due and due < release:
+        raise ConfigError(f"{where}: due {due} is before its release {release}")
+    for dep in raw.builds_on:
+        if dep not in earlier:
+            raise ConfigError(
+                f"{where}: builds_on {dep!r}, which is not an earlier assignment in the course ({nearest_key(dep, list(earlier))})"
+            )
+    return CourseEntry(
+        name=raw.name,
+        material=raw.material,
+        release=release,
+        due=due,
+        builds_on=tuple(raw.builds_on),
+        hints=raw.hints,
+        ships=tuple(_shipments(raw, earlier, where)),
+        not_answers=dict(raw.not_answers),
+        deadline=deadline,
+        timezone=zone,
+    )
+
+
+def _shipments(raw: CourseAssignment, earlier: dict, where: str) -> list[Shipment]:
     """An assignment's [[assignment.ships]]: earlier references it ships, each only after that one's deadline."""
     ships = []
-    for ship in raw.get("ships", []):
-        source, names = ship.get("from"), tuple(ship.get("names", ()))
-        not_before = _date(ship.get("not_before"), where)
+    for ship in raw.ships:
+        source, names = ship.from_, tuple(ship.names)
+        not_before = _date(ship.not_before.value, where)
         if source not in earlier:
             raise ConfigError(f"{where}: ships from {source!r}, which is not an earlier assignment in the course")
-        if not names or not_before is None:
-            raise ConfigError(f"{where}: a [[assignment.ships]] needs names and a not_before date")
         source_due = earlier[source].due
-        if source_due is None or not_before < source_due:
+        if source_due is None or not_before is None or not_before < source_due:
             raise ConfigError(
                 f"{where}: ships {source}'s reference from {not_before}, before {source}'s deadline "
                 f"({source_due or 'not set'}): that would hand out an answer before it is due"
@@ -248,17 +266,12 @@ def _shipments(raw: dict, earlier: dict, where: str) -> list[Shipment]:
 
 
 def read_table(name: str, keys: tuple[str, ...] | None = None, kit_root: Path = KIT_ROOT, path: Path | None = None) -> dict:
-    """course.toml's top-level table ``[name]`` (``{}`` when absent or the file is missing): the
-    term's rules that grade-all reads (``[late]``, ``[extensions]``, ``[similarity]``). With ``keys``,
-    a key not among them is an error naming the nearest valid one."""
+    """course.toml's top-level table ``[name]`` as written (``{}`` when absent or the file is missing): the
+    term's rules that grade-all reads (``[late]``, ``[extensions]``, ``[similarity]``). The whole file is
+    checked against its schema first (every key, type and value); ``keys`` is no longer needed for that."""
     path = path or kit_root / COURSE_FILE
     if not path.is_file():
         return {}
     data = read_toml(path)
-    table = data.get(name, {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path.name}: `{name}` must be a table ([{name}]), not {type(table).__name__}")
-    for key in table if keys is not None else ():
-        if key not in keys:
-            raise ConfigError(f"{path.name}: unknown key {name}.{key}: {nearest_key(key, list(keys))}")
-    return table
+    read_course_file(path, kit_root, data)
+    return data.get(name, {})

@@ -12,7 +12,9 @@ release's self-check as it is:
   ``handout.md`` (a section per function), ``do_nothing.py``, one public test per function (one file)
   and one hidden test file per function, using the kit's fixtures (``student``, ``reference``,
   ``gen``) and ``autograder.checks``;
-* an ``[[assignment]]`` table appended to ``course.toml`` (dated a week after the last deadline);
+* an ``[[assignment]]`` table added to ``course.toml`` (dated a week after the last deadline), after the last
+  one and before the term's rules (``[similarity]``, ``[late]``, ``[extensions.*]``): a table at the end of
+  the file would take in every line added below it later (an extension, say), as keys of the assignment;
 * ``student_template/<name>/`` regenerated, as ``make release`` would: its ``pytest.ini`` registers one
   marker per function (generated per assignment, ``functions.py``), so ``pytest -m <function>`` works
   and no other assignment's files change.
@@ -324,8 +326,44 @@ def _add_to_course(name: str, course_path: Path, course_text: str | None) -> str
         return "absent: the course is every assignment, undated"
     if _listed(name, course_text):
         return "lists it already (kept as it is)"
-    course_path.write_text(course_text.rstrip("\n") + "\n" + course_entry(name, course_text))
-    return "[[assignment]] appended (last in the course's order; check its dates)"
+    text, before = insert_assignment_table(course_text, course_entry(name, course_text))
+    course_path.write_text(text)
+    where = f"before [{before}]" if before else "at the end"
+    return f"[[assignment]] added after the last one, {where} (last in the course's order; check its dates)"
+
+
+_HEADER = re.compile(r"""^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$""")
+
+
+def _table_kind(header: str) -> str:
+    """``assignment`` for ``[[assignment]]``, ``[[assignment.ships]]``; ``extensions`` for ``[extensions.x]``."""
+    return header.split(".")[0].strip().strip("\"'")
+
+
+def insert_assignment_table(course_text: str, table: str) -> tuple[str, str]:
+    """(``course_text`` with the ``[[assignment]]`` ``table`` after the last one's lines and before the next table
+    of another kind, the header it now precedes or "" at the end). Where a comment paragraph introduces that
+    table, the new one goes above the comment. The result is parsed: it must read as before plus the new
+    assignment, or the table is appended at the end (the schema then refuses a key that falls into it)."""
+    lines = course_text.splitlines(keepends=True)
+    headers = [(i, m.group(1)) for i, line in enumerate(lines) if (m := _HEADER.match(line))]
+    last = max((i for i, h in headers if _table_kind(h) == "assignment"), default=-1)
+    later = [(i, h) for i, h in headers if i > last and _table_kind(h) != "assignment"]
+    appended = course_text.rstrip("\n") + "\n" + table
+    if not later:
+        return appended, ""
+    at, header = later[0]
+    top = at
+    while top > 0 and lines[top - 1].lstrip().startswith("#"):
+        top -= 1
+    if top < at and (top == 0 or lines[top - 1].strip()):  # the comment is not a paragraph of its own
+        top = at
+    head = "".join(lines[:top])
+    gap = "" if not head or head.endswith("\n\n") else "\n"
+    text = head + gap + table.strip("\n") + "\n\n" + "".join(lines[top:])
+    old, new = tomllib.loads(course_text), tomllib.loads(text)
+    expected = {**old, "assignment": [*old.get("assignment", []), tomllib.loads(table)["assignment"][0]]}
+    return (text, header) if new == expected else (appended, "")
 
 
 def main(name: str, function: str | list[str] = "scale", root: Path | None = None, title: str | None = None) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import ENGINE, INSTRUCTOR_ONLY, KIT_ROOT, STUDENT_USER, Assignment, ConfigError
+from .banned_names import check_banned
 from .student_folder import TEMPLATES, student_files
 
 if TYPE_CHECKING:
@@ -142,7 +143,9 @@ def build_zips(
 ) -> dict[str, bytes]:
     """student.zip and autograder.zip; with ``otter``, also Otter's own Gradescope zip
     (``release --otter``; see the README's "Otter or the kit's zip"). ``hints`` and the dates in the
-    handout come from ``entry`` (default: the kit's course.toml) unless ``hints`` is given."""
+    handout come from ``entry`` (default: the kit's course.toml) unless ``hints`` is given. No zip is built with
+    a banned name the pinned torch or numpy lacks (the worker could not guard it: :func:`check_banned`)."""
+    check_banned(assignment.root / "assignment.toml", assignment.banned)
     student = student_files(assignment, shipped, hints, refresh_numbers, entry)
     zips = {
         "student.zip": make_zip(student, prefix=f"{assignment.name}/"),
