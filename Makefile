@@ -9,7 +9,7 @@ VENV_INPUTS := requirements.txt requirements-dev.txt pyproject.toml
 VENV_STALE := $(shell $(PYTHON) tools/venv_stamp.py check $(STAMP) $(VENV_INPUTS) 2>&1)
 
 .DEFAULT_GOAL := help
-.PHONY: FORCE help venv release stubs test proofs determinism snapshot mutants caught-by flakes lint bench gradescope-image student-setup clean
+.PHONY: FORCE help venv release stubs test proofs determinism snapshot mutants caught-by flakes lint bench gradescope-image student-setup docs docs-serve clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -78,8 +78,8 @@ lint: $(STAMP) ## ruff
 	$(PY) -m ruff check autograder tests solutions assignments tools
 	$(PY) -m ruff format --check autograder tests tools
 
-bench: $(STAMP) ## measure grading time and memory; writes the table into README.md
-	$(PY) -m autograder bench --setup --write-readme
+bench: $(STAMP) ## measure grading time and memory; writes the table into docs/measurements/bench.md
+	$(PY) -m autograder bench --setup --write-docs
 
 gradescope-image: $(STAMP) ## run setup.sh, and the PrairieLearn Dockerfile's steps, for real in a fresh Debian root (root, debootstrap; minutes)
 	$(PY) tests/gradescope_image.py
@@ -88,6 +88,19 @@ gradescope-image: $(STAMP) ## run setup.sh, and the PrairieLearn Dockerfile's st
 # The handout's Linux lines run as written; the one variable they read is TORCH_INDEX_URL (above).
 student-setup: $(STAMP) ## a handout's Linux lines, as written, in a fresh venv: public tests, notebook, otter check (minutes)
 	KIT_STUDENT_SETUP=1 TORCH_INDEX_URL=$(TORCH_INDEX_URL) $(PY) -m pytest tests/test_student_setup.py -q -s
+
+# The documentation site (docs/, mkdocs.yml; MkDocs with the Material theme, pinned in requirements-dev.txt).
+# tools/gen_docs.py writes the reference pages generated from the code (the CLI's parser, the config schema)
+# first; --strict makes any warning (a broken link, a page missing from the nav) an error.
+DOCS_SITE := build/site
+
+docs: $(STAMP) ## build the documentation site into build/site (strict: a broken link fails)
+	$(PY) tools/gen_docs.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir $(DOCS_SITE)
+
+docs-serve: $(STAMP) ## preview the documentation site at http://127.0.0.1:8000 (rebuilds on save)
+	$(PY) tools/gen_docs.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
 clean: ## remove build outputs and the self-check cache (keeps .venv)
 	rm -rf dist build .pytest_cache .cache .bench

@@ -8,4 +8,4 @@ from .grading import numerics
 # Before anything imports torch: every grading process computes on the same kernels (see numerics.py).
 numerics.pin()
 
-__version__ = "0.3.0"
+__version__ = "0.5.0"  # the kit's one version (pyproject.toml reads it; CHANGELOG.md's headings use it)

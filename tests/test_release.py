@@ -76,15 +76,16 @@ def test_student_zip_has_no_hidden_tests_or_solutions(assignment_name, tmp_path)
     assert f"{assignment_name}/README.md" in names
 
 
-def test_release_cli_writes_dist_and_leaves_the_readme_table_alone(tmp_path):
+def test_release_cli_writes_dist_and_leaves_the_catalogue_table_alone(tmp_path):
     """`python -m autograder release <a> --out D`: the zips in D/<a>/ and the course page; a partial
-    release does not rewrite the README's mutation table (that needs every assignment).
+    release does not rewrite the mutation table of docs/measurements/catalogue.md (that needs every assignment).
 
     `--no-check` here: the self-check itself (every assignment's catalogue graded for real, the
     notebook, another seed, the simulated Gradescope run) is what `make release` runs, and CI runs
     it on a fresh clone before `make test`; its refusals are tested on crafted gradings in
     test_selfcheck.py."""
-    readme = (KIT / "README.md").read_text()
+    page = KIT / "docs" / "measurements" / "catalogue.md"
+    table = page.read_text()
     proc = run_cli("release", "embeddings", "--no-check", "--out", str(tmp_path / "dist"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "[embeddings] wrote" in proc.stdout
@@ -92,7 +93,7 @@ def test_release_cli_writes_dist_and_leaves_the_readme_table_alone(tmp_path):
     assert "`embeddings`" in (tmp_path / "dist" / "course.md").read_text()
     written = sorted(p.name for p in (tmp_path / "dist" / "embeddings").iterdir())
     assert {"student.zip", "autograder.zip"} <= set(written)
-    assert (KIT / "README.md").read_text() == readme
+    assert page.read_text() == table
 
     bad = run_cli("release", "no_such_assignment", "--out", str(tmp_path / "dist"))
     assert bad.returncode != 0 and "Traceback" not in bad.stderr

@@ -8,7 +8,7 @@ like a CPU quota), the students' public tests, and a baseline: importing
 torch and running the same suite in one process without isolation. Then
 batch throughput, ``make release`` with an empty and with a warm self-check
 cache, and (``--setup``) creating the venv from scratch as ``make`` does.
-``--write-readme`` puts the table into README.md.
+``--write-docs`` puts the table into docs/measurements/bench.md.
 """
 
 from __future__ import annotations
@@ -273,14 +273,19 @@ def over_budget(rows: list[dict], release: tuple[float, float] | None, setup: fl
     return over
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder bench")
+def build_parser() -> argparse.ArgumentParser:
+    """``bench``'s own options (it parses them itself; tools/gen_docs.py lists them in the CLI reference)."""
+    parser = argparse.ArgumentParser(prog="python -m autograder bench", description="measure grading time and memory")
     parser.add_argument("assignments", nargs="*")
-    parser.add_argument("--write-readme", action="store_true")
+    parser.add_argument("--write-docs", action="store_true", help="write the table into docs/measurements/bench.md")
     parser.add_argument("--batch", type=int, default=8, help="submissions for the throughput run (0 to skip)")
     parser.add_argument("--no-release", action="store_true", help="skip timing `make release` (minutes)")
     parser.add_argument("--setup", action="store_true", help="also time creating the venv from scratch")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     names = args.assignments or list_assignments()
     rows = []
     for name in names:
@@ -294,8 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     over = over_budget(rows, release, setup)
     if over:
         print("over budget:\n  " + "\n  ".join(over))
-    if args.write_readme:
-        from .build import write_readme_block
+    if args.write_docs:
+        from .build import BENCH_PAGE, write_generated_block
 
-        write_readme_block("bench", text, by="make bench")
+        write_generated_block("bench", text, KIT_ROOT / BENCH_PAGE, by="make bench")
     return 0
