@@ -4,7 +4,7 @@ One job: the self-check's ``gradings`` proofs (registered with :func:`.proofs.pr
 reading the results documents :func:`.catalogue_grading.grade_sources` produced for the
 assignment's catalogue (and the reference's, graded by the autograder.zip in a simulated
 Gradescope tree), and :func:`mistake_table`, the mutation table the release prints and
-writes into README.md.
+writes into docs/measurements/catalogue.md.
 """
 
 from __future__ import annotations

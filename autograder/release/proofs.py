@@ -2,7 +2,7 @@
 
 One job: :func:`proof` registers a function as one proof with a one-line description of
 what must hold; :data:`PROOFS` is the registry, and :func:`.selfcheck.refusals_markdown` the list the
-READMEs show of what the release refuses (generated from the descriptions, so it cannot
+docs show of what the release refuses (generated from the descriptions, so it cannot
 drift from the code). A proof looks at the :class:`Evidence` of its stage and adds what it
 found to a :class:`Report` (``report.check(ok, what)``; one proof may check several things).
 Stages: ``"zips"`` proofs run on the built zips, beside the gradings; ``"gradings"`` proofs
@@ -19,7 +19,7 @@ from typing import Any, Callable
 from ..catalogue import CatalogueEntry
 from ..config import Assignment
 
-STAGES = ("gradings", "zips")  # the order the READMEs list them in
+STAGES = ("gradings", "zips")  # the order the docs list them in
 
 
 @dataclass
@@ -83,7 +83,7 @@ class Evidence:
 class Proof:
     """One reason the release refuses: ``check(evidence, report)`` reports whether ``description`` holds."""
 
-    description: str  # one line, what must hold; the READMEs' lists are these lines
+    description: str  # one line, what must hold; docs/reference/refusals.md lists these lines
     check: Callable[[Evidence, Report], None]
     stage: str
 

@@ -3,8 +3,8 @@
 Runs every proof registered in :mod:`.proofs` (the proofs themselves are in
 :mod:`.catalogue_proofs` and :mod:`.zip_proofs`) and refuses the release, saying
 why, when one does not hold. What the release refuses is therefore the registry's
-list: :func:`refusals_markdown` generates it into README.md and
-assignments/README.md at each release.
+list: :func:`refusals_markdown` generates it into docs/reference/refusals.md
+at each release.
 
 Gradings and the slow proofs (notebook, other seed) are cached by the hash of
 everything they depend on (:mod:`.catalogue_grading`), so an unchanged assignment
