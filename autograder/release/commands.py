@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import KIT_ROOT, list_assignments, load_assignment
+from .banned_names import check_banned
 
 
 def add_commands(sub: Any) -> None:
@@ -91,8 +92,10 @@ def _cmd_determinism(args: argparse.Namespace) -> int:
 
 
 def _cmd_points(args: argparse.Namespace) -> int:
+    """Each assignment's points, once its assignment.toml is read and its banned names resolve (as the release checks)."""
     for name in args.assignments or list_assignments():
         assignment = load_assignment(name)
+        check_banned(assignment.root / "assignment.toml", assignment.banned)
         print(f"{assignment.name}: {assignment.total_points:g} points")
         for key, value in assignment.points.items():
             print(f"  {value:>6.2f}  {key}")
