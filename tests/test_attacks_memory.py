@@ -30,7 +30,7 @@ from test_attacks import GRADER_MB, run_watched
 from autograder.config import load_assignment
 from autograder.grading import seam
 from autograder.grading.seam import ANSWER_BYTES_PER_TEST
-from autograder.per_test import call_that_produced, per_test
+from autograder.context import call_that_produced, per_test
 from autograder.release import gradescope_sim
 from autograder.release.zips import autograder_files, make_zip
 from autograder.sandbox import running_as_root

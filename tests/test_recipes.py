@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from autograder.grading.seam import Deadlines, RemoteStudent
-from autograder.per_test import call_that_produced, per_test
+from autograder.context import call_that_produced, per_test
 
 MODULE = textwrap.dedent(
     """

@@ -54,7 +54,7 @@ from ..catalogue import CatalogueEntry, changed_names, combined_source, read_cat
 from ..checks import RETURNED, Outcome, to_tensor
 from ..config import Assignment, ConfigError
 from ..grading.record import NamedMistake
-from ..per_test import current, restore
+from ..context import current, restore
 from ..worker import guards, ops
 from .replay import PASSED, TestReplay, load_helpers
 

@@ -5,7 +5,7 @@ trained, then queried; a value drawn through a worker helper; a plain number) ne
 hand-written replay: the diagnoser runs **the test itself** again, in this process, with
 ``student`` bound to a catalogued mistake (trusted code: the reference with the mistake),
 and looks at where that run fails. Each step of a test is named by its call site as it runs
-(:mod:`autograder.per_test`: the test's line and how many times that line has made a step), so
+(:mod:`autograder.context`: the test's line and how many times that line has made a step), so
 "where" is the same check of the same test on the same inputs (the same parameters, seeds and a
 fresh generator from the same seed), even when the two runs took a different number of steps
 before it.
@@ -39,7 +39,7 @@ import torch
 
 from ..checks import Feedback, Outcome
 from ..grading.local import ModuleStudent
-from ..per_test import Site, TestContext, per_test
+from ..context import Site, TestContext, per_test
 
 PASSED = Outcome("passed")  # the replay passed the student's failing check (what the reference does)
 EARLIER = Outcome("failed-earlier")  # the replay failed a check the student's code passed

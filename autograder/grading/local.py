@@ -20,7 +20,7 @@ import torch
 
 from ..banned import refers_to, scan_source
 from ..checks import Feedback, Outcome
-from ..per_test import checkpoint
+from ..context import checkpoint
 from ..worker import ops
 
 

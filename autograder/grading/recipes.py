@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from ..per_test import current, record_call
+from ..context import current, record_call
 
 # Methods that configure a module the same way every time they run on the same plain arguments.
 CONFIGURING = frozenset({"double", "float", "load_state_dict", "eval", "train", "requires_grad_"})
@@ -129,7 +129,7 @@ def _from_worker(value: Any) -> bool:
 def _worker_values() -> weakref.WeakValueDictionary | None:
     """The running test's tensors that came from the worker and are still alive, by id (a weak mapping:
     an entry goes when its tensor does, so a later tensor with the same id is never taken for it),
-    kept in the test's context (``per_test.py``: one per test, dropped when it ends);
+    kept in the test's context (``context.py``: one per test, dropped when it ends);
     None outside a test."""
     context = current()
     return context.worker_values if context is not None else None

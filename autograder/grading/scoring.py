@@ -22,7 +22,7 @@ import torch
 
 from ..checks import Feedback
 from ..config import Assignment
-from ..per_test import per_test
+from ..context import per_test
 from .record import TestRecord
 from .seam import Deadlines, load_module
 from .student import Student

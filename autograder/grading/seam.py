@@ -24,7 +24,7 @@ from typing import Any, Iterator
 from ..banned import describe as describe_banned
 from ..banned import refers_to, scan_source
 from ..checks import Feedback, Outcome
-from ..per_test import checkpoint, record_call
+from ..context import checkpoint, record_call
 from ..sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
 from ..sandbox.channel import MAX_ANSWER_BYTES
 from ..sandbox.clock import TimeLimit

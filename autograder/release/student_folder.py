@@ -149,8 +149,9 @@ def student_files(
     files["autograder/__init__.py"] = b'"""Only the checks the public tests use; the real grader is not shipped."""\n'
     files["autograder/checks.py"] = (ENGINE / "checks.py").read_bytes()
     files["autograder/imports.py"] = (ENGINE / "grading" / "imports.py").read_bytes()  # grading's import rule
-    # what checks.py imports, without the grader's bookkeeping for replays (templates/student_per_test.py)
-    files["autograder/per_test.py"] = (TEMPLATES / "student_per_test.py").read_bytes()
+    # what checks.py imports, without the grader's bookkeeping for replays (templates/student_context.py; never
+    # named like a test file, *_test.py or test_*.py: pytest run above two unzipped folders would collect it)
+    files["autograder/context.py"] = (TEMPLATES / "student_context.py").read_bytes()
     public = assignment.tests_dir / "public"
     for test in sorted(public.glob("*.py")):
         files[f"public_tests/{test.name}"] = test.read_bytes()

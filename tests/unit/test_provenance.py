@@ -5,7 +5,7 @@ import gc
 import torch
 
 from autograder.checks import Feedback, as_float64, derived
-from autograder.per_test import call_that_produced, per_test, record_call
+from autograder.context import call_that_produced, per_test, record_call
 
 
 def test_a_recorded_value_carries_its_call_into_feedback():

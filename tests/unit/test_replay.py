@@ -6,7 +6,7 @@ import torch
 
 from autograder.checks import Feedback, Outcome, expect_close, expect_true
 from autograder.diagnosis.replay import EARLIER, PASSED, UNKNOWN, ModuleStudent, TestReplay
-from autograder.per_test import checkpoint, per_test
+from autograder.context import checkpoint, per_test
 
 
 def _module(**functions):

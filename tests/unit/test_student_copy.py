@@ -10,9 +10,9 @@ from autograder.config import KIT_ROOT, load_assignment
 from autograder.release.student_folder import student_files
 
 
-def test_the_students_per_test_module_keeps_nothing():
+def test_the_students_context_module_keeps_nothing():
     files = student_files(load_assignment("attention", KIT_ROOT))
-    shipped = files["autograder/per_test.py"].decode()
+    shipped = files["autograder/context.py"].decode()
     assert "Provenance" not in shipped and "ContextVar" not in shipped and "weakref" not in shipped
     assert len(shipped.splitlines()) < 40
 

@@ -20,7 +20,7 @@ from autograder.grading.grade import forget_test_modules
 from autograder.grading.local import ModuleStudent
 from autograder.grading.seam import Deadlines, RemoteStudent, load_module
 from autograder.grading.student import Student
-from autograder.per_test import per_test
+from autograder.context import per_test
 
 
 def _steps(test, student, seed=11):

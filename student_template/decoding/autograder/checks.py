@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from .per_test import call_that_produced, checkpoint, current, record_call
+from .context import call_that_produced, checkpoint, current, record_call
 
 
 class Feedback(AssertionError):
@@ -25,7 +25,7 @@ class Feedback(AssertionError):
     ``got`` and ``check`` let the grader name the mistake (``autograder/diagnosis/diagnoser.py``): ``got`` is what
     the student's code produced (a value, or an :class:`Outcome` when it raised, called a banned
     function, or returned where it should have raised) and ``check`` at which step of the test it
-    failed, named by its call site (``per_test.py``), so the test can be run again on a catalogued mistake and looked at
+    failed, named by its call site (``context.py``), so the test can be run again on a catalogued mistake and looked at
     there. ``call`` is the call the seam recorded as producing ``got``, replayed alone when there is
     one; a test may give its own (a dict ``{"fn": name, "args": ..., "kwargs": ..., "output": key,
     "then": function}``) where the value to compare is not the one the check holds.
@@ -42,7 +42,7 @@ class Feedback(AssertionError):
         self.call = call if call is not None else call_that_produced(got)
         self.got = got
         context = current()
-        # at which step of the test it failed, and the steps before it (per_test.py: each named by its call site)
+        # at which step of the test it failed, and the steps before it (context.py: each named by its call site)
         self.check = context.last if context is not None else None
         self.passed = frozenset(context.steps[:-1]) if context is not None else frozenset()
         if kind is not None:
