@@ -38,6 +38,20 @@ def test_browser_duplicate_name_is_graded_with_a_note(tmp_path):
     assert document["score"] == 100 and "attention (1).py" in document["output"]
 
 
+def test_the_only_py_under_another_name_is_graded_with_a_note(tmp_path):
+    path = write_submission(tmp_path / "sub", "attention", reference_source("attention"), name="attention_final.py")
+    document = grade("attention", path.parent, tmp_path)
+    assert document["score"] == 100
+    assert "graded attention_final.py as attention.py (the only .py file in the upload)" in document["output"]
+
+
+def test_an_empty_file_is_told_it_is_empty(tmp_path):
+    path = write_submission(tmp_path / "sub", "attention", "# attention.py\n\n", name="attention.py")
+    document = grade("attention", path.parent, tmp_path)
+    assert document["score"] == 0 and "your file attention.py is empty (did you upload before saving?)" in document["output"]
+    assert "softmax" not in document["output"]
+
+
 def test_main_block_is_not_run(tmp_path):
     source = reference_source("attention") + "\nif __name__ == '__main__':\n    raise SystemExit('ran main')\n"
     assert grade("attention", write_submission(tmp_path / "s", "attention", source), tmp_path)["score"] == 100

@@ -5,7 +5,8 @@ zip (with or without a folder inside, with macOS ``__MACOSX`` junk), or a
 folder holding such a zip. Only the one contract file is ever used; nothing
 else in the upload is imported or even copied. An upload with no ``<module>.py``
 but a notebook (``<module>.ipynb``, or its only ``.ipynb``) is graded as the module
-its code cells define (:mod:`.notebook_upload`), with a note saying what was left out.
+its code cells define (:mod:`.notebook_upload`), with a note saying what was left out; with neither, its only
+``.py`` under another name may be (:func:`_lone_module`). A file of blanks and comments only is refused as empty.
 
 Reading an upload never follows a link: symbolic links in folders and zips,
 FIFOs and devices are skipped (and the student is told), every file is opened
@@ -27,6 +28,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..config import KIT_ROOT
 from .notebook_upload import MAX_NOTEBOOK_BYTES, NotebookProblem, notebook_module
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -150,12 +152,8 @@ def _extract_zip(archive: Path, into: Path, budget: UnpackBudget) -> None:
                 if root not in target.parents:
                     budget.ignore(f"{name} (points outside the upload)")
                     continue
-                limit = (
-                    MAX_FILE_BYTES + 1
-                    if name.lower().endswith(".py")
-                    else MAX_NOTEBOOK_BYTES + 1
-                    if name.lower().endswith(".ipynb")
-                    else budget.max_bytes
+                limit = {"py": MAX_FILE_BYTES + 1, "ipynb": MAX_NOTEBOOK_BYTES + 1}.get(
+                    name.lower().rsplit(".", 1)[-1], budget.max_bytes
                 )
                 if m.file_size > limit:
                     budget.ignore(f"{name} (too large)")
@@ -240,7 +238,8 @@ def find_submission_file(
     notebook named so (``attention.ipynb``...) or the upload's only ``.ipynb`` is graded
     from its code cells: the file returned is the module they define, written in ``workdir`` (a notebook that
     imports the module and defines none of the ``graded`` functions is the lab notebook: a problem).
-    Raises :class:`SubmissionProblem` with a list of what was found otherwise.
+    Without one, the upload's only ``.py`` if it may be the module (:func:`_lone_module`); otherwise raises
+    :class:`SubmissionProblem` with a list of what was found.
     """
     budget = budget or UnpackBudget()
     upload = Path(upload)
@@ -276,6 +275,9 @@ def find_submission_file(
     notebook = _chosen_notebook(upload, places, stem)
     if notebook is not None:
         return _notebook_as_module(notebook, filename, workdir, notes, graded)
+    lone = _lone_module(files, filename, graded)
+    if lone is not None:
+        return lone, " ".join([_LONE.format(found=places[lone], filename=filename), *notes])
     listing = ", ".join(sorted({p.name for p in files})[:20])
     raise SubmissionProblem(
         " ".join(
@@ -286,6 +288,27 @@ def find_submission_file(
             ]
         )
     )
+
+
+_LONE = "graded {found} as {filename} (the only .py file in the upload); please name it exactly {filename}."
+_DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
+
+
+def _lone_module(files: list[Path], filename: str, graded: frozenset[str]) -> Path | None:
+    """The upload's only .py, if it may be the module under another name (``attention_final.py``, ``hw3.py``): not named
+    as another assignment of this copy of the kit (``seq2seq.py``), and defining a ``graded`` function or class (read as
+    text: a syntax error is graded, and said) or nothing at all (then said to be empty). A lone ``notes.py`` is not."""
+    lone = [p for p in files if p.suffix.lower() == ".py"]
+    others = {f"{p.parent.name.lower()}.py" for p in (KIT_ROOT / "assignments").glob("*/assignment.toml")} - {filename.lower()}
+    if len(lone) != 1 or lone[0].name.lower() in others:
+        return None
+    text = _read_regular(lone[0], MAX_FILE_BYTES, "the .py file itself").decode("utf-8", errors="replace")
+    return lone[0] if not graded or set(_DEFINED.findall(text)) & graded or is_blank(text) else None
+
+
+def is_blank(text: str) -> bool:
+    """Nothing but blank lines and comments: a file saved before anything was written in it."""
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.lstrip("\ufeff").splitlines())
 
 
 def _also_found(others: list[Path], chosen: Path, places: dict[Path, PurePosixPath]) -> str:
@@ -366,4 +389,6 @@ def normalise_source(path: Path, out: Path) -> None:
         raise SubmissionProblem(
             f"{path.name} is not UTF-8 text (line {line}, byte {exc.start}); save it as UTF-8 in your editor and upload again."
         ) from None
+    if is_blank(text):
+        raise SubmissionProblem(f"your file {path.name} is empty (did you upload before saving?)")
     out.write_text(text.replace("\r\n", "\n").replace("\r", "\n"), encoding="utf-8")
