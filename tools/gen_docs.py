@@ -9,8 +9,7 @@ The pages:
 * ``docs/reference/cli.md``: every command and option, from the parser itself (``autograder.cli.build_parser``,
   and ``bench``'s own parser);
 * ``docs/reference/config.md``: every key of ``course.toml`` and ``assignment.toml``, from the schema the loaders
-  use (``autograder.config_schema.reference_rows``), when the kit has that module; otherwise the page is written
-  by hand;
+  use (``autograder.config_schema.reference_rows``);
 * ``docs/reference/make.md``: the Makefile's targets, from their ``## `` comments (what ``make help`` prints);
 * ``docs/reference/outcomes.md``: the values of results.json's ``kind`` and ``diagnosis`` fields, from the
   dictionaries the grader sets them from;
@@ -158,14 +157,9 @@ def cli_page() -> str:
 # ---- the configuration keys ------------------------------------------------------------------------------
 
 
-def config_page() -> str | None:
-    """The page from the schema's rows, or None when the kit has no schema module (the page is then by hand)."""
-    try:
-        schema = importlib.import_module("autograder.config_schema")
-    except ModuleNotFoundError as exc:
-        if exc.name != "autograder.config_schema":
-            raise  # the schema is there but cannot be imported: say so, rather than build a page without it
-        return None
+def config_page() -> str:
+    """The page from the schema's rows (``autograder.config_schema.reference_rows``)."""
+    schema = importlib.import_module("autograder.config_schema")
     rows = list(schema.reference_rows())
     lines = [
         "# Configuration keys",
@@ -324,26 +318,8 @@ def pages() -> dict[Path, str]:
         KIT / "docs/reference/outcomes.md": outcomes_page(),
         KIT / "docs/reference/modules.md": modules_page(),
     }
-    written[KIT / "docs/reference/config.md"] = config_page() or config_names_page()
+    written[KIT / "docs/reference/config.md"] = config_page()
     return written
-
-
-def config_names_page() -> str:
-    """Without the schema module (an older engine): the keys ``assignment.toml`` accepts, by name only."""
-    from autograder.config import SCHEMA
-
-    lines = [
-        "# Configuration keys",
-        "",
-        GENERATED,
-        "",
-        "The keys `assignment.toml` accepts (`autograder/config.py`'s `SCHEMA`):",
-        "",
-    ]
-    for key, inner in SCHEMA.items():
-        lines.append(f"- `{key}`" + (": " + ", ".join(f"`{k}`" for k in inner) if inner else ""))
-    lines += ["", "`course.toml`'s keys are described in its own comments.", ""]
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
