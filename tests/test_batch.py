@@ -62,8 +62,9 @@ def _export(folder, files):
     for sid, (name, source) in files.items():
         (folder / sid).mkdir()
         if name.endswith(".zip"):
-            with zipfile.ZipFile(folder / sid / name, "w") as zf:
+            with zipfile.ZipFile(folder / sid / name, "w") as zf:  # two candidates, neither named attention.py
                 zf.writestr("attn_final.py", source)
+                zf.writestr("attn_draft.py", source)
         else:
             (folder / sid / name).write_text(source)
     return folder
@@ -85,7 +86,7 @@ def test_gradescope_export_dashboard_gradebooks_regrade_diff_and_resume(tmp_path
             "submission_1002": ("attention.py", stub_source("attention")),
             "submission_1003": ("attention.py", submission_source(assignment, mistake)),  # a group of two
             "submission_1004": ("notes.py", "x = 1\n"),  # Ada's earlier upload, superseded by 1001
-            "submission_1005": ("work.zip", reference_source("attention")),  # a zip holding only attn_final.py
+            "submission_1005": ("work.zip", reference_source("attention")),  # a zip of attn_final.py and attn_draft.py
             "submission_1006": ("attention.py", reference_source("attention") + "\ndef broken(:\n    pass\n"),
         },
     )
@@ -162,6 +163,39 @@ def test_bad_folders_get_clear_messages(tmp_path):
     assert proc.returncode == 2 and "another assignment" in proc.stderr
     proc = run_cli("grade-all", "nosuch", str(other), "--out", str(tmp_path / "o3"))
     assert proc.returncode == 2 and "unknown assignment" in proc.stderr
+
+
+def test_an_export_unzipped_one_level_down_is_found_and_a_class_of_one_nameless_submission_warned(tmp_path):
+    """Issue 48: `grade-all attention <folder>` with the export in folder/<export>/ graded the export's folder as
+    one plain submission: "1 submission, mean 100", a one-row canvas.csv with blank names, exit 0."""
+    holder = tmp_path / "downloads"
+    holder.mkdir()
+    export = _export(holder / "assignment_123_export", {"submission_1001": ("attention.py", reference_source("attention"))})
+    meta = export / "submission_metadata.yml"
+    meta.write_text(METADATA[: METADATA.index("submission_1002:")])  # Ada's submission alone
+    (holder / "assignment_123_export.zip").write_bytes(b"the zip it came from")
+    proc = run_cli("grade-all", "attention", str(holder), "--out", str(tmp_path / "out"), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"note: {holder} holds a Gradescope export one level down: grading {export}" in proc.stderr
+    assert "not graded beside it: assignment_123_export.zip" in proc.stderr and "makes a class of one" not in proc.stderr
+    (row,) = _csv(tmp_path / "out" / "canvas.csv")
+    assert row["Student"] == "Ada Lovelace" and row["SIS User ID"] == "111", row
+    assert [p.name for p in (tmp_path / "out" / "results").glob("*.json")] == ["submission_1001.json"]
+
+    # several exports inside: which one is for the instructor to say
+    shutil.copytree(export, holder / "assignment_456_export")
+    proc = run_cli("grade-all", "attention", str(holder), "--out", str(tmp_path / "out2"))
+    assert proc.returncode == 2 and "holds 2 Gradescope exports, one level down" in proc.stderr
+    assert str(export) in proc.stderr and str(holder / "assignment_456_export") in proc.stderr
+    assert not (tmp_path / "out2" / "results").exists()
+
+    # one submission and no student's name (a student's folder passed as the class): graded, and warned
+    alone = tmp_path / "alone"
+    (alone / "submission_1001").mkdir(parents=True)
+    (alone / "submission_1001" / "attention.py").write_text("\n")  # empty: ungradable, and quick
+    proc = run_cli("grade-all", "attention", str(alone), "--out", str(tmp_path / "out3"), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"warning: {alone} makes a class of one submission (submission_1001) with no student's name" in proc.stderr
 
 
 def test_grade_many_forks_every_worker_from_one_template(tmp_path):
@@ -292,7 +326,12 @@ def test_similar_pairs_the_late_policy_and_feedback_pages(tmp_path):
     assert all(f'href="students/{sid}.html"' in report for sid in sources), "each submission links to its page"
     feedback = (out / "students" / "submission_2004.html").read_text()
     assert "Autograder results, as the student sees them on Gradescope" in feedback and "100.00 / 100.00" in feedback
-    assert "gradebook total for 555: 90.00 (grader 100.00; 2 days late: 1 late day used, 10 % off the rest)" in feedback
+    assert (
+        "Grade in the gradebooks and the LMS: <b>90.00</b> / 100.00, after the late policy; raw score 100.00 "
+        "(2 days late: 1 late day used, 10 % off the rest)"
+    ) in feedback
+    row = report[report.index('<tr id="s-submission_2004"') :].split("</tr>")[0]
+    assert '<td class=num data-sort="90.00"><b>90.00</b><div class="muted small raw">raw 100.00</div></td>' in row
     document = json.loads((out / "results" / "submission_2004.json").read_text())
     assert all(html.escape(t["name"]) in feedback for t in document["tests"])
 

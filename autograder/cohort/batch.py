@@ -44,7 +44,17 @@ from ..config import KIT_ROOT, Assignment, ConfigError, load_assignment
 from ..pool.parallel import parallel_grade
 from .class_stats import annotate_regrade, class_mean, gradebook_entries, mark_superseded
 from .cohort import regrade_diff
-from .export import BatchError, _contains_file, _parse_time, check_duplicates, find_submissions, make_private, unlisted
+from .export import (
+    BatchError,
+    _contains_file,
+    _parse_time,
+    check_duplicates,
+    class_folder,
+    find_submissions,
+    make_private,
+    one_nameless,
+    unlisted,
+)
 from .gradebook import write_gradebooks, write_regrade_diff
 
 
@@ -142,7 +152,11 @@ def _prepare(args: argparse.Namespace, assignment: Assignment) -> Run:
     if course_file is not None and not course_file.is_file():
         raise BatchError(f"--course {course_file}: no such file (pass a course.toml)")
     due, due_note = resolve_deadline(assignment, getattr(args, "due", None), course_file)
-    subs = find_submissions(Path(args.folder))
+    folder, notes = class_folder(Path(args.folder))
+    args.folder = str(folder)  # the export itself: unlisted() and make_private() read it too
+    subs = find_submissions(folder)
+    for line in notes + one_nameless(subs, folder):
+        print(line, file=sys.stderr)
     if not subs:
         raise BatchError(f"{args.folder} holds no submissions (it is empty).")
     if not any(_contains_file(s.path, assignment.submit_file) for s in subs if s.path.exists()):
@@ -241,21 +255,16 @@ def _similarity(assignment: Assignment, run: Run, out: Path, written: list[Path]
     return result
 
 
-def _staff_facts(run: Run, late: dict) -> dict[str, list[str]]:
-    """{submission id: the lines its feedback page gives the instructor (who, when, the gradebook's total)}."""
+def _staff_facts(run: Run) -> dict[str, list[str]]:
+    """{submission id: the lines its feedback page gives the instructor (who, when); the grades are the page's own}."""
     from .cohort import people
 
-    counting = {e.key: e.sub.sid for e in gradebook_entries(run.subs)}
     facts = {}
     for s in run.subs:
         lines = [f"submission {s.sid}" + (f", submitted {s.created_at}" if s.created_at else "")]
         lines += [f"{p.get('name') or key} ({p.get('sid') or '–'}, {p.get('email') or '–'})" for key, p in people(s)]
         if s.superseded_by:
             lines.append(f"superseded by {s.superseded_by}: this submission sets no grade")
-        for key, _ in people(s):
-            o = late.get(key)
-            if o is not None and counting.get(key) == s.sid:
-                lines.append(f"gradebook total for {key}: {o.total:.2f} (grader {o.raw_total:.2f}; {o.rule})")
         facts[s.sid] = lines
     return facts
 
@@ -298,7 +307,7 @@ def main(args: argparse.Namespace) -> int:
         write_regrade_diff(out / "regrade_diff.csv", subs, diff)
         written.append(out / "regrade_diff.csv")
         print(f"regrade diff against {compare}: {changed}")
-    pages = write_student_pages(out, assignment, subs, documents, _staff_facts(run, late))
+    pages = write_student_pages(out, assignment, subs, documents, _staff_facts(run), late)
     similarity = _similarity(assignment, run, out, written)
     extras = Extras(late, run.policy.describe() if run.policy.configured else "", similarity, pages)
     write_report(out / "report.html", assignment, subs, documents, diff, str(compare or ""), run.due_note, extras)

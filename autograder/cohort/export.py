@@ -2,8 +2,9 @@
 
 One job: turn the folder ``grade-all`` is given into :class:`Submission` records: an export
 (``submission_metadata.yml`` plus one ``submission_<id>/`` folder each, a group's members
-with their ids and emails, Gradescope's submission time) or a plain folder of files, zips or
-folders named by the student; note students with several submissions; and, as root, close
+with their ids and emails, Gradescope's submission time; found one level down too,
+:func:`class_folder`) or a plain folder of files, zips or folders named by the student; note
+students with several submissions, and warn of a "class" of one nameless submission; and, as root, close
 the export, ``--out`` and a ``--compare`` folder to the worker accounts before any student
 code runs (:func:`make_private`).
 """
@@ -139,6 +140,42 @@ def find_submissions(folder: Path) -> list[Submission]:
             "student (or rename one) and run again."
         )
     return subs
+
+
+def class_folder(folder: Path) -> tuple[Path, list[str]]:
+    """(the folder to read, what to say about it): ``folder`` itself, or the Gradescope export unzipped one level
+    down in it (``folder/<export>/submission_metadata.yml``, as unzipping the export into a folder of its own
+    leaves it), said in a note; read as a plain folder, that was one nameless submission. Several exports in
+    ``folder``: BatchError naming each, to pass the one to grade."""
+    if not folder.is_dir() or (folder / "submission_metadata.yml").is_file():
+        return folder, []
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and p.name != "__MACOSX")
+    inside = [p for p in entries if p.is_dir() and not p.is_symlink() and (p / "submission_metadata.yml").is_file()]
+    if len(inside) > 1:
+        raise BatchError(
+            f"{folder} holds {len(inside)} Gradescope exports, one level down: {', '.join(_text(p) for p in inside)}. "
+            "Pass the one to grade (the folder holding submission_metadata.yml) instead."
+        )
+    if not inside:
+        return folder, []
+    others = [_text(p.name) for p in entries if p != inside[0]]
+    beside = f"; not graded beside it: {', '.join(others[:3])}{' ...' if len(others) > 3 else ''}" if others else ""
+    return inside[0], [
+        f"note: {_text(folder)} holds a Gradescope export one level down: grading {_text(inside[0])}, the folder "
+        f"holding submission_metadata.yml (pass it to skip this note){beside}"
+    ]
+
+
+def one_nameless(subs: list[Submission], folder: Path) -> list[str]:
+    """A warning when the class would be one submission with no student's name (a student's own upload, an
+    export's single submission folder, a folder holding the export's zip): a gradebook of one unnamed row."""
+    if len(subs) != 1 or subs[0].name:
+        return []
+    return [
+        f"warning: {_text(folder)} makes a class of one submission ({_text(subs[0].sid)}) with no student's name: is it "
+        "one student's upload rather than the class? Pass the unzipped Gradescope export (the folder holding "
+        "submission_metadata.yml) or a folder with one file or folder per student."
+    ]
 
 
 def _reachable_by_others(path: Path) -> bool:

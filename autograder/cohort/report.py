@@ -11,33 +11,24 @@ before the table; scores are totals after the term's late policy when grade-all 
 Everything here reads results documents and grade-all's findings only: nothing is re-run.
 
 One job: the HTML. The rows and tests it shows are read in :mod:`.cohort`, the flags
-in :mod:`.flags`, and its stylesheet and script are :mod:`.report_assets`.
+in :mod:`.flags`, the table of students is :mod:`.report_table`, and its stylesheet and script are
+:mod:`.report_assets`.
 """
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
 from ..config import Assignment
-from .class_stats import MEAN_DEFINITION, annotate_regrade, class_mean, gradebook_entries, student_scores
+from .class_stats import MEAN_DEFINITION, annotate_regrade, class_mean, student_scores
 from .cohort import StudentRow, TestInfo, cohort_tests, mistake_title, pass_rates, student_rows
 from .flags import ATTENTION_FLAGS, FLAG_LABELS
 from .report_assets import CSS, SCRIPT
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _points(value: float) -> str:
-    return f"{value:.2f}"
-
-
-def _flag_chips(flags: list[tuple[str, str]]) -> str:
-    return "".join(f'<span class="flag {f}" title="{_e(why)}">{_e(FLAG_LABELS[f])}</span>' for f, why in flags)
+from .report_table import escape as _e
+from .report_table import points as _points
+from .report_table import section_students
 
 
 def score_histogram_svg(scores: list[float], total: float = 100.0) -> str:
@@ -221,76 +212,6 @@ def _section_diff(diff: list[dict], rows: list[StudentRow], compared_with: str, 
     )
 
 
-def _late_cell(row: StudentRow, late: dict) -> tuple[str, str]:
-    """(the cell, its sort key): what the late policy did to each student this row's submission counts
-    for (``late``: {student: (the submission that counts for them, late_policy.LateOutcome)})."""
-    outcomes = [(k, late[k][1]) for k in row.students if k in late and late[k][0] == row.sid]
-    if not outcomes:
-        return "–", ""
-    lines = []
-    for key, o in outcomes:
-        who = f"{_e(key)}: " if len(outcomes) > 1 else ""
-        total = f"<b>{_points(o.total)}</b> (−{_points(o.penalty)}) " if o.penalty else ""
-        lines.append(f"{who}{total}{_e(o.rule)}")
-    return "<br>".join(lines), f"{min(o.total for _, o in outcomes):.2f}"
-
-
-def _student_cells(r: StudentRow, assignment: Assignment, late: dict | None, pages: dict[str, str]) -> str:
-    flags = " ".join([f for f, _ in r.flags] + (["attention"] if r.needs_attention else []))
-    lost = ", ".join(f"{_e(fn)} (−{_points(p)})" for fn, p in sorted(r.lost.items(), key=lambda x: -x[1]))
-    if not r.graded:
-        lost = "not graded"
-    elif r.score == 0 and r.lost:
-        lost = "every function"
-    mistakes = "<br>".join(_e(mistake_title(assignment, m)) for m in r.mistakes)
-    page = pages.get(r.sid)
-    submission = f'<a href="{_e(page)}" title="what the student saw">{_e(r.sid)}</a>' if page else _e(r.sid)
-    late_cell = ""
-    if late is not None:
-        text, key = _late_cell(r, late)
-        late_cell = f'<td data-sort="{key}" class=small>{text}</td>'
-    return (
-        f'<tr id="{r.anchor}" data-flags="{_e(flags)}">'
-        f'<td data-sort="{_e(r.label.casefold())}">{_e(r.name or "–")}<div class="muted small">{_e(r.email)}</div></td>'
-        f'<td data-sort="{_e(r.student_id)}">{_e(r.student_id)}</td>'
-        f'<td data-sort="{_e(r.sid)}" class=small>{submission}</td>'
-        f'<td class=num data-sort="{r.score:.2f}">{_points(r.score)}</td>{late_cell}'
-        f'<td data-sort="{len(r.lost)}" class=small>{lost or "–"}</td>'
-        f'<td data-sort="{len(r.mistakes)}" class=small>{mistakes or "–"}</td>'
-        f'<td data-sort="{_e(flags)}">{_flag_chips(r.flags)}</td></tr>'
-    )
-
-
-def _section_students(
-    rows: list[StudentRow], assignment: Assignment, subs: list, late: dict | None = None, pages: dict | None = None
-) -> str:
-    """Every submission, sortable and filterable; ``late`` adds what the late policy did, ``pages``
-    ({submission id: its feedback page}) links each submission to what its student saw."""
-    present = [f for f in FLAG_LABELS if any(f == g for r in rows for g, _ in r.flags)]
-    options = '<option value="">every student</option><option value="attention">needs attention</option>' + "".join(
-        f'<option value="{f}">{_e(FLAG_LABELS[f])}</option>' for f in present
-    )
-    counting = {e.key: e.sub.sid for e in gradebook_entries(subs)}
-    placed = {k: (counting.get(k), o) for k, o in late.items()} if late is not None else None
-    ordered = sorted(rows, key=lambda r: (r.label.casefold(), r.sid))
-    body = [_student_cells(r, assignment, placed, pages or {}) for r in ordered]
-    widths = (17, 9, 12, 7, 21, 20, 14) if late is None else (14, 7, 12, 7, 17, 15, 11)
-    late_th = '<th data-key="late" style="width:17%">late rule</th>' if late is not None else ""
-    return (
-        '<section id="all-students"><h2>All students</h2>'
-        + ("<p class='muted small'>Each submission links to its feedback page: what the student saw.</p>" if pages else "")
-        + '<div class="controls"><input id="filter-text" type="search" placeholder="filter: name, id, function, mistake…" '
-        f'aria-label="filter the table"><select id="filter-flag" aria-label="show only">{options}</select>'
-        f'<span class="muted small"><span id="shown">{len(rows)}</span> of {len(rows)} shown; click a column to sort</span></div>'
-        f'<table id="students"><thead><tr><th data-key="name" style="width:{widths[0]}%">name</th>'
-        f'<th data-key="id" style="width:{widths[1]}%">student id</th><th data-key="submission" style="width:{widths[2]}%">submission</th>'
-        f'<th class=num data-key="score" style="width:{widths[3]}%">score</th>{late_th}'
-        f'<th data-key="functions" style="width:{widths[4]}%">functions that lost points</th>'
-        f'<th data-key="mistakes" style="width:{widths[5]}%">mistakes</th><th data-key="flags" style="width:{widths[6]}%">flags</th></tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></section>"
-    )
-
-
 def _section_similarity(similarity, rows: list[StudentRow]) -> str:
     """The most similar pairs (similarity.Similarity), each with its side-by-side page; evidence, never a flag."""
     from .similarity import EVIDENCE, NOISE
@@ -387,7 +308,7 @@ def render_report(
         _section_functions(tests, rates, len(current)),
         _section_mistakes(assignment, current),
         _section_similarity(extras.similarity, rows) if extras.similarity is not None else "",
-        _section_students(rows, assignment, subs, extras.late, extras.pages),
+        section_students(rows, assignment, subs, extras.late, extras.pages),
     ]
     title = f"{assignment.title}: cohort report"
     return (

@@ -5,8 +5,8 @@ instructor to read: the score, the feedback text (the results' ``output``: the s
 the summary by function), then every test in the results' order with its points, whether it
 passed, its feedback, and when the student sees it (Gradescope's ``visibility``: ``visible`` at
 once, ``after_published`` when grades are published, ``hidden`` never). Above it, apart, what
-only the instructor has: who submitted, when, and the gradebook's total after the late policy.
-Linked from the dashboard's table of students (:mod:`.report`).
+only the instructor has: who submitted, when, and the grade the gradebooks and the LMS get (after the
+term's late policy) beside the grader's raw score. Linked from the dashboard's table of students (:mod:`.report`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+
+from .class_stats import gradebook_entries
+from .cohort import people, row_anchor
 
 FOLDER = "students"
 SEEN = {
@@ -28,7 +31,7 @@ body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1
 main{max-width:980px;margin:0 auto;padding:22px 28px 44px} h1{font-size:22px;margin:0 0 4px} h2{font-size:18px;margin:24px 0 8px}
 .muted{color:#59636e} .small{font-size:13px}
 .staff{border:1px dashed #d1d9e0;border-radius:8px;padding:8px 14px;background:#f6f8fa;margin:12px 0}
-.score{font-size:28px;font-weight:600;margin:10px 0}
+.score{font-size:28px;font-weight:600;margin:10px 0} .grade{font-size:17px;margin:4px 0}
 pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere;
 background:#f6f8fa;border:1px solid #d1d9e0;border-radius:6px;padding:10px;margin:6px 0 0}
 .test{border:1px solid #d1d9e0;border-left-width:5px;border-radius:6px;padding:8px 12px;margin:10px 0;break-inside:avoid}
@@ -68,13 +71,28 @@ def _test_block(test: dict) -> str:
     )
 
 
-def render_page(assignment, sub, document: dict, staff_lines: list[str], anchor: str = "") -> str:
-    """One submission's feedback page: the instructor's facts (``staff_lines``), then what the student saw."""
+def _grade_lines(grades: list[tuple[str, object]], most: float) -> str:
+    """The grade each student this submission counts for gets (``grades``: [(student, late_policy.LateOutcome)]),
+    as gradebook.csv, canvas.csv and moodle.csv have it, beside the grader's raw score."""
+    lines = []
+    for key, o in grades:
+        who = f" for {key}" if len(grades) > 1 else ""
+        lines.append(
+            f"<div class='grade'>Grade{_e(who)} in the gradebooks and the LMS: <b>{o.total:.2f}</b> / {most:.2f}, "
+            f"after the late policy; raw score {o.raw_total:.2f} ({_e(o.rule or 'no late policy applied')})</div>"
+        )
+    return "".join(lines)
+
+
+def render_page(assignment, sub, document: dict, staff_lines: list[str], anchor: str = "", grades: list | None = None) -> str:
+    """One submission's feedback page: the instructor's facts (``staff_lines``) and the grade of each student it
+    counts for (``grades``: [(student, late_policy.LateOutcome)]), then what the student saw."""
     tests = document.get("tests") or []
     score = float(document.get("score", 0) or 0)
     most = sum(float(t.get("max_score", 0)) for t in tests) or float(getattr(assignment, "total_points", 0) or 0)
     who = sub.name or sub.student_id or sub.sid
-    staff = "".join(f"<div>{_e(line)}</div>" for line in staff_lines if line)
+    staff = _grade_lines(grades or [], float(getattr(assignment, "total_points", 0) or most))
+    staff += "".join(f"<div>{_e(line)}</div>" for line in staff_lines if line)
     back = f"../report.html#{anchor}" if anchor else "../report.html"
     failed = sum(t.get("status") != "passed" for t in tests)
     return (
@@ -91,12 +109,14 @@ def render_page(assignment, sub, document: dict, staff_lines: list[str], anchor:
 
 
 def write_student_pages(
-    out: Path, assignment, subs: list, documents: dict[str, dict], facts: dict[str, list[str]]
+    out: Path, assignment, subs: list, documents: dict[str, dict], facts: dict[str, list[str]], late: dict | None = None
 ) -> dict[str, str]:
     """Write one page per submission under ``out/students/`` (pages of submissions no longer in the
-    export are removed); ``facts``: {submission id: the instructor's lines}. Returns {id: page}."""
-    from .cohort import row_anchor
-
+    export are removed); ``facts``: {submission id: the instructor's lines}; ``late``: {student:
+    late_policy.LateOutcome}, each student's grade, shown on the page of the submission that counts for them.
+    Returns {id: page}."""
+    counting = {e.key: e.sub.sid for e in gradebook_entries(subs)}
+    late = late or {}
     names = page_names([s.sid for s in subs])
     folder = out / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
@@ -105,6 +125,7 @@ def write_student_pages(
         if old.name not in keep:
             old.unlink()
     for s in subs:
-        page = render_page(assignment, s, documents.get(s.sid, {}), facts.get(s.sid, []), row_anchor(s.sid))
+        grades = [(k, late[k]) for k, _ in people(s) if k in late and counting.get(k) == s.sid]
+        page = render_page(assignment, s, documents.get(s.sid, {}), facts.get(s.sid, []), row_anchor(s.sid), grades)
         (out / names[s.sid]).write_text(page, encoding="utf-8")
     return names

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.cohort.export import BatchError, check_duplicates, find_submissions, unlisted
+from autograder.cohort.export import BatchError, check_duplicates, class_folder, find_submissions, one_nameless, unlisted
 
 
 def _export(folder, text: str, names=("submission_1",)):
@@ -101,3 +101,24 @@ def test_a_folder_the_metadata_does_not_list_is_named_not_skipped_silently(tmp_p
     assert unlisted(folder, subs) == [
         "submission_2/ is in the export but not in submission_metadata.yml: not graded (re-download the export if it should be)"
     ]
+
+
+def test_an_export_one_level_down_is_the_class_and_a_nameless_class_of_one_is_warned(tmp_path):
+    """Issue 48: the folder holding the unzipped export was read as a plain folder of one nameless submission."""
+    meta = "submission_1:\n  :submitters:\n  - :name: Ada\n    :sid: '1'\n"
+    (tmp_path / "holder").mkdir()
+    export = _export(tmp_path / "holder" / "export", meta)
+    assert class_folder(export) == (export, []), "the export itself: as before"
+    folder, notes = class_folder(tmp_path / "holder")
+    assert folder == export and notes[0].startswith(f"note: {tmp_path / 'holder'} holds a Gradescope export one level down")
+    assert [s.name for s in find_submissions(folder)] == ["Ada"] and one_nameless(find_submissions(folder), folder) == []
+    plain = tmp_path / "plain"
+    (plain / "alice").mkdir(parents=True)
+    assert class_folder(plain) == (plain, [])
+    (warning,) = one_nameless(find_submissions(plain), plain)
+    assert warning.startswith(f"warning: {plain} makes a class of one submission (alice) with no student's name")
+    (plain / "bob.py").write_text("x = 1\n")
+    assert one_nameless(find_submissions(plain), plain) == [], "two students: a class"
+    _export(tmp_path / "holder" / "export2", meta)
+    with pytest.raises(BatchError, match="holds 2 Gradescope exports, one level down: .*export, .*export2"):
+        class_folder(tmp_path / "holder")

@@ -188,3 +188,32 @@ def test_row_anchors_are_unique():
     anchors = [row_anchor(s) for s in sids]
     assert len(set(anchors)) == len(sids) and row_anchor("ana-b") == "s-ana-b" and row_anchor("111") == "s-111"
     assert all(re.fullmatch(r"s-[A-Za-z0-9_-]+", a) for a in anchors)
+
+
+def test_a_late_submission_shows_its_final_grade_beside_the_raw_score_and_sorts_by_it():
+    """Issue 48: the table's score column showed 100.00 for a group whose late-penalised grade was 70.00 (the
+    penalty was only in the CSV files); it now shows the grade the gradebooks and the LMS get, the raw score
+    under it, and sorts by that grade."""
+    from autograder.cohort.late_policy import LateOutcome
+    from autograder.cohort.report import Extras
+
+    subs, documents = _subs()
+    documents["s3"] = doc(100, [result("softmax: x", 2, 2), result("causal_mask: y", 10, 10)])
+    late = {
+        "1": LateOutcome(100.0, 100.0, 0.0, 0, 0, "on time"),
+        "2": LateOutcome(0.0, 0.0, 0.0, 0, 0, "on time"),
+        "7": LateOutcome(100.0, 70.0, 30.0, 0, 3, "3 days late: 10 % off per day"),
+        "8": LateOutcome(100.0, 70.0, 30.0, 0, 3, "3 days late: 10 % off per day"),
+    }
+    page = render_report(ATTENTION, subs, documents, extras=Extras(late=late))
+    rows = {sid: page[page.index(f'<tr id="s-{sid}"') :].split("</tr>")[0] for sid in ("s1", "s3")}
+    assert '<td class=num data-sort="70.00"><b>70.00</b><div class="muted small raw">raw 100.00</div></td>' in rows["s3"]
+    assert '<td class=num data-sort="100.00"><b>100.00</b></td>' in rows["s1"], "on time: the grade alone"
+    assert ">grade</th>" in page and "the column sorts by it" in page
+    # a group whose members' grades differ (one has an extension) shows each, and sorts by the lower
+    late["8"] = LateOutcome(100.0, 100.0, 0.0, 0, 0, "on time (extension to 2027-02-26 23:59 UTC)")
+    page = render_report(ATTENTION, subs, documents, extras=Extras(late=late))
+    row = page[page.index('<tr id="s-s3"') :].split("</tr>")[0]
+    assert 'data-sort="70.00">7: <b>70.00</b><br>8: <b>100.00</b><div class="muted small raw">raw 100.00</div>' in row
+    # without the late policy's outcomes (render_report alone) the column is the grader's score
+    assert '<td class=num data-sort="100.00">100.00</td>' in render_report(ATTENTION, subs, documents)

@@ -61,3 +61,24 @@ def test_one_page_per_submission_with_safe_unique_names(tmp_path):
     assert sorted(p.name for p in (tmp_path / "students").iterdir()) == ["1001.html", "1002.html"]
     assert names == {"1001": "students/1001.html", "1002": "students/1002.html"}
     assert "0 tests, 0 failed" in (tmp_path / "students" / "1002.html").read_text(), "an ungraded submission has a page too"
+
+
+def test_the_page_gives_the_grade_after_the_late_policy_beside_the_raw_score(tmp_path):
+    """Issue 48: each student's grade as the gradebooks and the LMS get it, on the page of the submission that
+    counts for them (not on a superseded one's)."""
+    from autograder.cohort.class_stats import mark_superseded
+    from autograder.cohort.late_policy import LateOutcome
+
+    def person(sid):
+        return [{"name": sid.upper(), "sid": sid, "email": ""}]
+
+    late_one = Submission("1001", Path("."), name="ADA", created_at="2027-02-25 10:00:00 +00:00", submitters=person("ada"))
+    earlier = Submission("1000", Path("."), name="ADA", created_at="2027-02-20 10:00:00 +00:00", submitters=person("ada"))
+    subs = [earlier, late_one]
+    mark_superseded(subs)
+    late = {"ada": LateOutcome(3.0, 2.1, 0.9, 0, 3, "3 days late: 10 % off per day")}
+    write_student_pages(tmp_path, ATTENTION, subs, {"1001": _document(), "1000": _document()}, {}, late)
+    page = (tmp_path / "students" / "1001.html").read_text()
+    assert "Grade in the gradebooks and the LMS: <b>2.10</b> / 100.00, after the late policy; raw score 3.00" in page
+    assert "(3 days late: 10 % off per day)" in page and "3.00 / 5.00" in page, "and what the student saw, as it was"
+    assert "Grade in the gradebooks" not in (tmp_path / "students" / "1000.html").read_text()
