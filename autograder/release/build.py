@@ -2,8 +2,10 @@
 
 A release is a pure function of the sources (solutions/, assignments/,
 autograder/): stubs are generated, never edited; zips are byte-identical
-from the same sources (fixed timestamps, order and permissions). Nothing is
-written to dist/ unless the self-check passes (see :mod:`.selfcheck`).
+from the same sources (fixed timestamps, order and permissions). Each assignment is built and
+self-checked beside dist/<a>/ and replaces it only when the self-check passes (:mod:`.dist_folder`): a
+refused release leaves the last good one in place. The cheap checks (assignment.toml, its points, the
+catalogue's declarations and PATCHes) run on every assignment before anything is built (:func:`preflight`).
 
 One job: the ``release`` command, start to end (:func:`main`). The student's folder is
 :mod:`.student_folder`, the check for solution code in it :mod:`.solution_leaks`, the zips
@@ -14,16 +16,17 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
+import re
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..catalogue import KINDS, read_catalogue, submission_source
 from ..config import KIT_ROOT, Assignment, ConfigError, list_assignments, load_assignment
+from .dist_folder import discard, kept, staging_folder, swap_in, tidy
 from .solution_leaks import solution_code_check
 from .student_folder import write_student_template
 from .zips import build_zips, student_files_from_zip
@@ -66,7 +69,8 @@ def main(
         print(f"course: {course_file} (student_template/ is left as the kit's course.toml makes it)")
     names = sorted(names, key=lambda n: course.order.index(n) if n in course.order else len(course.order))
     why: dict[str, str] = {}  # assignment -> what failed, for the summary at the end
-    built = [b for b in (_build_one(name, course, as_of, otter, own_course, out, why) for name in names) if b]
+    ready = preflight(names, out, why)  # in a second, before the minutes of building and proving
+    built = [b for b in (_build_one(name, course, as_of, otter, own_course, out, why) for name in ready) if b]
     findings = course_findings({a.name: student_files_from_zip(zips["student.zip"]) for a, zips in built}, course, as_of)
     for finding in findings:
         print(f"answer leak: {finding}", file=sys.stderr)
@@ -80,6 +84,7 @@ def main(
     if built:
         print(f"cross-assignment check: no student.zip of {', '.join(a.name for a, _ in built)} answers another assignment")
     tables = _self_check_all(built, check, out, cache, why, course)
+    tidy(out)
     failures = len(why)
     if built and not failures:
         out.mkdir(parents=True, exist_ok=True)
@@ -90,6 +95,41 @@ def main(
         write_refusal_lists()
     print(_summary(names, why, out, check), file=sys.stderr if why else sys.stdout)
     return 1 if failures else 0
+
+
+# A refusal about points: `python -m autograder points <a>` shows them in a fraction of a second.
+POINTS_PROBLEM = re.compile(r"\[points\]|points add up|points key|worth > 0|the points of all tests")
+
+
+def fast_check(name: str, reason: str) -> str:
+    """The command that checks ``reason`` again in a second, when there is one."""
+    return f" (check it in a second: `python -m autograder points {name}`)" if POINTS_PROBLEM.search(reason) else ""
+
+
+def preflight(names: list[str], out: Path, why: dict[str, str]) -> list[str]:
+    """The assignments whose cheap checks pass: assignment.toml (its points add up to 100, each names a test),
+    the catalogue's declarations (each CAUGHT_BY test has points) and PATCHes. Each refused is said at once,
+    with the reason in ``why``."""
+    ready = []
+    for name in names:
+        try:
+            assignment = load_assignment(name)
+            for kind in KINDS:
+                for entry in read_catalogue(assignment, kind):
+                    submission_source(assignment, entry)  # a PATCH that no longer matches the reference
+                    unknown = [k for k in entry.caught_by if k not in assignment.points]
+                    if unknown:
+                        raise ConfigError(
+                            f"{kind} {entry.name} ({entry.path}): CAUGHT_BY names {unknown}, which [points] does not "
+                            "(a test renamed or removed; `rename-test` renames one everywhere)"
+                        )
+        except ConfigError as exc:
+            reason = f"cannot build: {exc}"
+            print(f"[{name}] refused before building: {exc}{fast_check(name, reason)}; {kept(out, name)}", file=sys.stderr)
+            why[name] = reason
+            continue
+        ready.append(name)
+    return ready
 
 
 def _build_one(
@@ -117,9 +157,8 @@ def _build_one(
             print(f"[{name}] ships the handout's code-level hints (course.toml: hints = true)")
         return assignment, zips
     except ConfigError as exc:
-        print(f"[{name}] cannot build: {exc}", file=sys.stderr)
+        print(f"[{name}] cannot build: {exc}; {kept(out, name)}", file=sys.stderr)
         why[name] = f"cannot build: {exc}"
-        _remove_stale(out, name)
         return None
 
 
@@ -151,25 +190,17 @@ def _self_check_all(
                 name, table, problems = futures_names[future], None, [f"{type(exc).__name__}: {exc}"]
             if table is None:
                 why[name] = "self-check failed: " + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else "")
-                _remove_stale(out, name)
             elif table:
                 tables[name] = table
     return tables
-
-
-def _remove_stale(out: Path, name: str) -> None:
-    """A refused assignment keeps no zips from an earlier release: dist/ never looks released when it is not."""
-    target = out / name
-    if target.exists():
-        shutil.rmtree(target)
 
 
 def _summary(names: list[str], why: dict[str, str], out: Path, checked: bool = True) -> str:
     done_how = "built and self-checked" if checked else "built, NOT self-checked (--no-check; not for real releases)"
     if not why:
         return f"release: {len(names)} assignment(s) {done_how} into {out}/: {', '.join(names)}"
-    lines = [f"release FAILED for {len(why)} of {len(names)} assignment(s) (their {out}/<name>/ folders were removed):"]
-    lines += [f"  - {name}: {reason}" for name, reason in why.items()]
+    lines = [f"release FAILED for {len(why)} of {len(names)} assignment(s) (each {out}/<name>/ keeps its last good release):"]
+    lines += [f"  - {name}: {reason}{fast_check(name, reason)}" for name, reason in why.items()]
     done = [n for n in names if n not in why]
     if done:
         lines.append(f"  {done_how}: {', '.join(done)}")
@@ -185,10 +216,10 @@ def _release_one(
     course: Course | None = None,
     jobs: int = 0,
 ) -> tuple[str, str | None, list[str]]:
-    """Self-check one assignment's zips and write dist/<name>/; (name, mutation table or None if
-    refused, the self-check's problems). ``course``: the course it was built from (the self-check
-    judges student.zip by the same hints and ships; its ``platforms`` say which zips are written);
-    ``jobs``: the grader processes its gradings use (0: one per core)."""
+    """Self-check one assignment's zips in a folder beside dist/<name>/ and swap it in when they pass; (name,
+    mutation table or None if refused, the self-check's problems). A refusal leaves dist/<name>/ as it was.
+    ``course``: the course it was built from (the self-check judges student.zip by the same hints and ships; its
+    ``platforms`` say which zips are written); ``jobs``: the grader processes its gradings use (0: one per core)."""
     from .course import load_course
 
     course = course or load_course()
@@ -198,8 +229,10 @@ def _release_one(
     name = assignment.name
     started = time.monotonic()
     table = ""
-    with tempfile.TemporaryDirectory(prefix=f"kit-release-{name}-") as tmp:
-        staged = Path(tmp)
+    target = out / name
+    staged = staging_folder(out, name)  # everything the self-check reads of this build is here
+    try:
+        staged.chmod(0o755)  # as dist/<a>/ was made before (mkdtemp makes it 0700)
         for file_name, data in zips.items():
             (staged / file_name).parent.mkdir(parents=True, exist_ok=True)  # prairielearn/... is a folder
             (staged / file_name).write_bytes(data)
@@ -208,19 +241,15 @@ def _release_one(
             with _PRINT:
                 print(report.text(), flush=True)
             if not report.ok:
-                print(f"[{name}] self-check FAILED: {out / name}/ was not written.", file=sys.stderr, flush=True)
+                print(f"[{name}] self-check FAILED: {kept(out, name)}", file=sys.stderr, flush=True)
                 return name, None, list(report.problems)
             (staged / "selfcheck.txt").write_text(report.text() + "\n")
             table = report.markdown_table()
-        target = out / name
-        if target.exists():
-            shutil.rmtree(target)
-        target.mkdir(parents=True)
-        for path in staged.iterdir():
-            if path.is_dir():
-                shutil.copytree(path, target / path.name)
-            elif path.name != "autograder.zip" or "gradescope" in course.platforms:  # always self-checked, shipped if chosen
-                shutil.copyfile(path, target / path.name)
+        if "gradescope" not in course.platforms:  # always self-checked, shipped if chosen
+            (staged / "autograder.zip").unlink(missing_ok=True)
+        swap_in(staged, target)
+    finally:
+        discard(staged)  # a refused build (a proven one is dist/<name>/ now)
     written = ", ".join(sorted(p.name for p in target.iterdir() if p.name != "selfcheck.txt"))
     print(f"[{name}] wrote {target}/: {written} ({time.monotonic() - started:.0f} s)", flush=True)
     return name, table, []

@@ -10,9 +10,9 @@ writes into docs/measurements/catalogue.md.
 from __future__ import annotations
 
 from .catalogue_grading import DO_NOTHING
+from .caught_by import declarations_match, where
 from .caught_by import lost_by_test as _lost_by_test
 from .caught_by import named as _named
-from .caught_by import where
 from .proofs import Evidence, Report, proof
 
 
@@ -131,7 +131,8 @@ def mistakes_named(evidence: Evidence, report: Report) -> None:
         elif passed:  # the cause is the declaration, not the test: a declared test it passes rules it out
             why = (
                 f" (it is not: its CAUGHT_BY names {passed}, which it passes, and the diagnosis rules out a mistake "
-                "whose declared tests pass; take them out of CAUGHT_BY, or see the [advice] line for the list that matches)"
+                f"whose declared tests pass; `python -m autograder caught-by --write {evidence.assignment.name}` rewrites "
+                "the list)"
             )
         else:
             why = (
@@ -139,6 +140,12 @@ def mistakes_named(evidence: Evidence, report: Report) -> None:
                 " inputs from `gen`/`seed` so that running it again on the mistake sees the same ones; see assignments/README.md)"
             )
         report.check(diagnosed, f"mistake {entry.name} ({where(entry)}) is named in the feedback" + why)
+
+
+proof(
+    "every catalogued mistake's `CAUGHT_BY` is the tests it loses points in, wherever the release knows its grading on "
+    "every test (`python -m autograder caught-by --write <a>` rewrites the lists)"
+)(declarations_match)
 
 
 @proof("every hidden test catches at least one catalogued mistake (or `[uncaught]` in `assignment.toml` says why not)")

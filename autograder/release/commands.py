@@ -74,6 +74,12 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return status
 
 
+def _cmd_caught_by(args: argparse.Namespace) -> int:
+    from .caught_by import main as caught_by_main
+
+    return caught_by_main(args.assignments or list_assignments(), write=args.write)
+
+
 def _cmd_seeds(args: argparse.Namespace) -> int:
     from .determinism import reference_failures_by_seed
 
@@ -173,11 +179,16 @@ def _measure_commands(sub: Any) -> None:
 
     p = sub.add_parser(
         "caught-by",
-        help="grade every catalogued mistake on every test (cached; the release then shows it): print each CAUGHT_BY "
+        help="grade every catalogued mistake on every test (cached; the release then checks it): print each CAUGHT_BY "
         "that misses tests the mistake fails or names tests it passes, with the CAUGHT_BY that matches (exit 1 if any)",
     )
     p.add_argument("assignments", nargs="*")
-    p.set_defaults(func=_on_assignments(".caught_by"))
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite each CAUGHT_BY that does not match in its mistakes/<id>.py (the release refuses one that does not)",
+    )
+    p.set_defaults(func=_cmd_caught_by)
 
     p = sub.add_parser("points", help="print each test's points as assignment.toml gives them ([points]), split over its cases")
     p.add_argument("assignments", nargs="*")

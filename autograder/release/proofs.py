@@ -66,7 +66,8 @@ class Evidence:
     """What the proofs look at. ``zips`` stage: ``staged`` (the folder holding the built student.zip and
     autograder.zip) and ``proven`` (the slow proofs already passed for these sources); ``gradings``
     stage: ``graded`` ({label: results document}, labels as :func:`.catalogue_grading.catalogue_sources`
-    plus ``reference``) and the catalogue."""
+    plus ``reference``), the catalogue, and ``whole``: the mistakes' gradings on every test the release knows
+    (:func:`.caught_by.known_whole`)."""
 
     assignment: Assignment
     staged: Path | None = None
@@ -77,6 +78,7 @@ class Evidence:
     variants: list[CatalogueEntry] = field(default_factory=list)
     corpus: list[CatalogueEntry] = field(default_factory=list)
     bug_errors: list[str] = field(default_factory=list)  # corpus entries whose BUG could not be applied
+    whole: dict[str, dict] = field(default_factory=dict)  # mistake -> its grading on every test, where known
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from . import (  # noqa: F401 - importing them registers their proofs
 )
 from .catalogue_grading import DEFAULT_CACHE, _fingerprint, catalogue_sources, grade_sources, proofs_fingerprint
 from .catalogue_proofs import mistake_table
-from .caught_by import advise
+from .caught_by import known_whole
 from .proofs import STAGES, Evidence, Report, proofs_of
 from .zip_proofs import Proven, check_gradescope_zip
 
@@ -60,11 +60,11 @@ def self_check(assignment: Assignment, staged: Path, cache: Path = DEFAULT_CACHE
         corpus=read_catalogue(assignment, "corpus"),
         bug_errors=bug_errors,
     )
+    # the mistakes' gradings on every test, as far as known: a CAUGHT_BY that is not what they fail is refused
+    evidence.whole = known_whole(evidence, grade_sources, cache, fingerprint)
     for registered in proofs_of("gradings"):
         registered.check(evidence, report)
     report.table = mistake_table(evidence)
-    # advice, never a refusal: a CAUGHT_BY that does not say what the mistake fails (caught_by.py)
-    advise(evidence, report, grade_sources, cache, fingerprint)
     report.lines.extend(zip_report.lines)
     report.problems.extend(zip_report.problems)
     return report
