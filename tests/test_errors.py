@@ -47,7 +47,9 @@ def test_unbalanced_solution_markers_are_refused_with_the_line(tmp_path):
         student_files(load_assignment("attention", root))
 
 
-def test_a_module_grading_does_not_have_is_named_first_and_einops_is_allowed(tmp_path):
+def test_a_module_grading_does_not_have_is_left_out_with_a_note_and_einops_is_allowed(tmp_path):
+    """One import rule (grading/imports.py): a top-level import of a package grading does not have is left out and
+    said first; unused it costs nothing, used it fails where it is used. einops is the contract's."""
     from conftest import grade, reference_source
 
     future = "from __future__ import annotations\n"
@@ -55,9 +57,17 @@ def test_a_module_grading_does_not_have_is_named_first_and_einops_is_allowed(tmp
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "attention.py").write_text(future + "import foobarlib\n" + body)
     document = grade("attention", tmp_path / "a" / "attention.py", tmp_path)
-    first = document["output"].split("\n\n")[0]
-    assert document["score"] == 0 and "imports `foobarlib`, which grading does not have" in first
-    assert "einops" in first, "the message says what may be imported"
+    assert document["score"] == 100
+    assert "imports `foobarlib` (line 2, binding `foobarlib`), which grading does not have" in document["output"]
+    assert "einops" in document["output"], "the note says what may be imported"
+    (tmp_path / "c").mkdir()
+    uses = (
+        body + "\n_causal = causal_mask\n\n\ndef causal_mask(t, device=None):\n    foobarlib.x\n    return _causal(t, device)\n"
+    )
+    (tmp_path / "c" / "attention.py").write_text(future + "import foobarlib\n" + uses)
+    document = grade("attention", tmp_path / "c" / "attention.py", tmp_path)
+    lost = {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
+    assert lost == {"causal_mask"} and "name 'foobarlib' is not defined" in document["output"], (lost, document["output"][:2000])
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "attention.py").write_text(future + "import einops\n" + body)
     assert grade("attention", tmp_path / "b" / "attention.py", tmp_path)["score"] == 100

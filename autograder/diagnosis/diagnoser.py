@@ -53,8 +53,8 @@ from ..banned import scan_source
 from ..catalogue import CatalogueEntry, changed_names, combined_source, read_catalogue, submission_source
 from ..checks import RETURNED, Outcome, to_tensor
 from ..config import Assignment, ConfigError
-from ..grading.record import NamedMistake
 from ..context import current, restore
+from ..grading.record import NamedMistake
 from ..worker import guards, ops
 from .replay import PASSED, TestReplay, load_helpers
 
@@ -727,7 +727,7 @@ class Diagnoser:
         }
 
     def __call__(
-        self, exc: BaseException, test_key: str = "", item: Any = None, ran: set[str] | None = None
+        self, exc: BaseException, test_key: str = "", item: Any = None, ran: set[str] | None = None, replay: Any = None
     ) -> tuple[list[str], bool]:
         """(ids of matching mistakes, whether the catalogue was compared at all); ([], False) when there is
         nothing to diagnose, or when the replays' budget does not allow it (the module's docstring).
@@ -746,7 +746,7 @@ class Diagnoser:
         float32 = getattr(exc, "float32", False)
         if call is None and isinstance(got, Outcome) and got.kind == "banned" and self.entries:
             return self._banned_without_call(got)
-        call = self.replay_of(exc, item)
+        call = replay if replay is not None else self.replay_of(exc, item)  # replay: taken when the test failed
         if not isinstance(call, (dict, TestReplay)) or got is None or not self.entries:
             return [], False
         if isinstance(call, TestReplay):

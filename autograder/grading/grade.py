@@ -22,6 +22,7 @@ import pytest
 
 from ..banned import scan_source
 from ..config import Assignment
+from ..diagnosis.phase import run_phase, valid_names
 from ..sandbox import isolation_summary
 from . import numerics
 from .imports import leave_out_foreign_imports
@@ -197,8 +198,26 @@ class Grading:
             sys.path.remove(tests_dir)
         self.stopped = sorted(self.student.stopped)  # what hung, crashed, ran out of memory or broke the channel
         self.load_kind = self.student.load_kind or ""
-        self.close()
+        self.close()  # every point is final here: the student's process goes before the diagnosis phase starts
+        if diagnose and plugin.pending:
+            self.diagnosis_phase(plugin)
         return plugin
+
+    def diagnosis_phase(self, plugin: ScoringPlugin) -> None:
+        """Name the catalogued mistakes in a child of its own (diagnosis/phase.py), within the diagnosis budget
+        and the run's time left; the grader keeps only names it checked."""
+        from ..diagnosis.diagnoser import DIAGNOSIS_SECONDS, RUN_RESERVE, WALL_ALLOWANCE
+
+        left = self.deadline - time.monotonic() - RUN_RESERVE * self.assignment.run_timeout
+        wall = min(DIAGNOSIS_SECONDS * WALL_ALLOWANCE, left)
+        answer, why = run_phase(plugin.diagnose_failures, DIAGNOSIS_SECONDS + 5, wall)
+        if answer is None:
+            log.warning("diagnosis unavailable for this grading: %s", why)
+            plugin.apply_diagnosis(None)
+            return
+        known = {e.name for e in self.diagnoser.entries} if self.diagnoser is not None else set()
+        plugin.apply_diagnosis(valid_names(answer, set(plugin.pending), known))
+
 
     def record(self, plugin: ScoringPlugin, load_error: str, note: str) -> GradingRecord:
         tests = list(plugin.results.values())

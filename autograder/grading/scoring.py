@@ -51,6 +51,10 @@ class ScoringPlugin:
         self.config_errors: list[str] = []
         self._marks: dict[str, Any] = {}
         self._diagnosed: list[str] = []  # nodeids of the failures compared with the catalogue
+        # the failures to compare once the suites have returned (diagnosis/phase.py): nodeid -> (exception, its
+        # replay taken when it failed, the file's names the test ran); PENDING_BYTES of answers in all
+        self._pending: dict[str, tuple[BaseException, Any, set[str] | None]] = {}
+        self._pending_bytes = 0
         # failures no mistake explained alone, kept (small ones, LOOK_AGAIN_BYTES in all) for a second look
         # once every test has run: nodeid -> (exception, item)
         self._unexplained: dict[str, tuple[BaseException, Any]] = {}
@@ -158,7 +162,7 @@ class ScoringPlugin:
             result.message = self._failure_text(call.excinfo)
             result.hint = exc.hint if isinstance(exc, Feedback) and result.message.endswith(exc.hint) else ""
             if self.diagnoser is not None and exc is not None:
-                self._diagnose(result, exc, item)
+                self._defer(result, exc, item)
         elif report.skipped and report.when in ("setup", "call"):
             result.status, result.score, result.kind = "failed", 0.0, "skipped"
             result.message = "not run (skipped)"
@@ -170,35 +174,71 @@ class ScoringPlugin:
             if mark is not None:
                 result.printed = self.student.output_since(mark, OUTPUT_CHARS_PER_TEST)
 
-    def _diagnose(self, result: TestRecord, exc: BaseException, item: Any) -> None:
-        """Compare a failure with the catalogue; what it concludes is settled once every test has run."""
+    def _defer(self, result: TestRecord, exc: BaseException, item: Any) -> None:
+        """Keep a failure for the diagnosis phase, with what a replay of it needs (taken now: pytest lets go of a
+        test's arguments after its teardown), if what it holds fits the grader's bound."""
+        size = _held_bytes(getattr(exc, "got", None))
+        if self._pending_bytes + size > PENDING_BYTES:
+            return  # not compared: nothing is said of it
         try:
-            mistakes, compared = self.diagnoser(exc, result.key, item, ran=self._names_run(result))
+            replay = self.diagnoser.replay_of(exc, item)
+        except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
+            log.error("no replay of %s:\n%s", result.key, traceback.format_exc())
+            return
+        self._pending_bytes += size
+        self._pending[result.nodeid] = (exc, replay, self._names_run(result))
+
+    def _diagnose(self, result: TestRecord, exc: BaseException, replay: Any, ran: set[str] | None) -> None:
+        """Compare a failure with the catalogue; what it concludes is settled once every failure was compared."""
+        try:
+            mistakes, compared = self.diagnoser(exc, result.key, ran=ran, replay=replay)
         except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
             log.error("diagnosis failed for %s:\n%s", result.key, traceback.format_exc())
             return
-        if compared:  # settled when the run ends, once every test has been seen (_name_consistent_mistakes)
+        if compared:  # settled once every failure has been compared (_name_consistent_mistakes)
             result.mistakes, result.diagnosis = list(mistakes), "named" if mistakes else "none"
             self._diagnosed.append(result.nodeid)
             if not mistakes:
-                self._keep_for_second_look(item, exc, result)
+                self._keep_for_second_look(replay, exc, result, ran)
         elif self.diagnoser.skipped:  # the budget stopped this look: the second may still find the file's mistakes
             result.diagnosis = "skipped"
             self._diagnosed.append(result.nodeid)
-            self._keep_for_second_look(item, exc, result)
+            self._keep_for_second_look(replay, exc, result, ran)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         graded = {r.function for r in self.results.values()}
         graded |= {g.split(".")[0] for g in graded}  # a class whose methods are graded ("AttnSeq2Seq.step")
         for result in self.results.values():  # of the names a test ran, the graded functions and classes
             result.uses = [n for n in result.uses if n in graded and n != result.function.split(".")[0]]
+
+    # -- the diagnosis phase (diagnosis/phase.py): after the suites, in a child process ------------------------
+    @property
+    def pending(self) -> list[str]:
+        """The failures the diagnosis phase will compare with the catalogue."""
+        return list(self._pending)
+
+    def diagnose_failures(self) -> dict[str, list]:
+        """Every pending failure compared with the catalogue, then the names settled across all tests: the
+        diagnosis phase's work (run in a child: it touches only the child's copy). {nodeid: [diagnosis, ids]}."""
+        for nodeid, (exc, replay, ran) in self._pending.items():
+            self._diagnose(self.results[nodeid], exc, replay, ran)
         try:
             self._name_consistent_mistakes()
         except Exception:  # noqa: BLE001 - words only: a diagnosis bug must not touch the grade
             log.error("naming the mistakes failed:\n%s", traceback.format_exc())
             for nodeid in self._diagnosed:  # the plain sentence where a name would have gone
                 self.results[nodeid].mistakes, self.results[nodeid].diagnosis = [], "unavailable"
-        self._diagnosed.clear()
+        return {n: [self.results[n].diagnosis, list(self.results[n].mistakes)] for n in self._pending}
+
+    def apply_diagnosis(self, names: dict[str, tuple[str, list[str]]] | None) -> None:
+        """The phase's names (already checked: phase.valid_names) on their tests; None: the phase had none, and
+        every failure it would have compared says so. Points are never touched."""
+        for nodeid in self._pending:
+            result = self.results[nodeid]
+            result.diagnosis, result.mistakes = names.get(nodeid, ("", [])) if names is not None else ("unavailable", [])
+            if result.diagnosis == "skipped":
+                result.diagnosis = ""
+        self._pending.clear()
         self._unexplained.clear()
 
     def _names_run(self, result: TestRecord) -> set[str] | None:
@@ -207,12 +247,12 @@ class ScoringPlugin:
         names = self.student.names_run()
         return None if names is None else names | {result.function.split(".")[0]}
 
-    def _keep_for_second_look(self, item: Any, exc: BaseException, result: TestRecord) -> None:
-        """Keep a failure no mistake explained alone, if what it holds is small (the grader's memory is bounded)."""
+    def _keep_for_second_look(self, replay: Any, exc: BaseException, result: TestRecord, ran: set[str] | None) -> None:
+        """Keep a failure no mistake explained alone, if what it holds is small (the phase's memory is bounded)."""
         size = _held_bytes(getattr(exc, "got", None))
         if self._kept_bytes + size <= LOOK_AGAIN_BYTES:
             self._kept_bytes += size
-            self._unexplained[item.nodeid] = (exc, self.diagnoser.replay_of(exc, item), self._names_run(result))
+            self._unexplained[result.nodeid] = (exc, replay, ran)
 
     def _name_consistent_mistakes(self) -> None:
         """Name a mistake only where it explains everything the submission did, in all its tests; then look
@@ -302,6 +342,7 @@ def split_points(points: float, n: int) -> list[float]:
 
 
 LOOK_AGAIN_BYTES = 16 * 2**20  # what the failures kept for a second look may hold in all (answers they carry)
+PENDING_BYTES = 64 * 2**20  # what the failures kept for the diagnosis phase may hold in all
 
 
 def _held_bytes(value: Any, depth: int = 0) -> int:
