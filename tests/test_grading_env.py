@@ -40,6 +40,15 @@ def test_the_grading_environment_holds_the_pins_and_nothing_else():
     assert probe.returncode != 0 and "No module named 'matplotlib'" in probe.stderr
 
 
+def test_requirements_pin_every_package_grading_installs():
+    """setup.sh installs requirements.txt; a package it pulls in unpinned would be whatever is newest on the day
+    the platform builds its image, and the grading environment could not be the platform's."""
+    requirements = pinned_requirements(KIT / "requirements.txt")
+    exact = {r.name.lower().replace("_", "-") for r in requirements if str(r.specifier).startswith("==")}
+    needed = set(closure(requirements))
+    assert needed <= exact, f"pin these in requirements.txt too: {sorted(needed - exact)}"
+
+
 def test_the_import_rule_keeps_line_numbers_and_names_what_it_left_out():
     source = "import torch\nimport matplotlib.pyplot as plt\nfrom tqdm import (tqdm,\n  trange)\nimport os; import scipy\n"
     kept, note = leave_out_foreign_imports(source, "attention.py")
