@@ -56,6 +56,7 @@ from .export import (
     unlisted,
 )
 from .gradebook import write_gradebooks, write_regrade_diff
+from .similarity import SOURCES
 
 
 def resolve_deadline(assignment: Assignment, due: str | None, course_file: Path | None = None) -> tuple[datetime | None, str]:
@@ -200,7 +201,7 @@ def _grade(assignment: Assignment, subs: list, out: Path, args: argparse.Namespa
         except ImportError:  # pragma: no cover - tqdm is in requirements-dev
             progress = None
         try:
-            jobs = [(s.path, out / "results" / f"{s.sid}.json") for s in todo]
+            jobs = [(s.path, out / "results" / f"{s.sid}.json", {"source": str(out / SOURCES / f"{s.sid}.py")}) for s in todo]
             parallel_grade(
                 assignment, jobs, args.jobs or os.cpu_count() or 2, (lambda _e: progress.update(1)) if progress else None
             )
@@ -238,11 +239,16 @@ def _late_outcomes(assignment: Assignment, run: Run, documents: dict[str, dict],
 
 def _similarity(assignment: Assignment, run: Run, out: Path, written: list[Path]):
     """Measure the cohort's similar pairs on the graded files and write similarity.csv and the pages."""
-    from .similarity import measure
+    from .similarity import Similarity, measure
     from .similarity_pages import write_similarity
 
     subs = run.subs
-    result = measure(assignment, subs, run.similarity)
+    try:  # each file is read on its own (similarity.measure); whatever else it meets, report.html is written
+        result = measure(assignment, subs, run.similarity, out / SOURCES)
+    except Exception as exc:  # noqa: BLE001
+        result = Similarity(run.similarity, unavailable=f"the measure stopped ({type(exc).__name__}: {str(exc)[:200]})")
+    for sid, why in result.unread.items():
+        print(f"warning: similarity: {sid} not compared: {why}", file=sys.stderr)
     if result.unavailable:
         print(f"note: similarity not measured: {result.unavailable}", file=sys.stderr)
         return result

@@ -229,6 +229,10 @@ def _section_similarity(similarity, rows: list[StudentRow]) -> str:
         "larger share; lines: how many lines the shared passages touch. "
         f"Listed from {s.threshold:.2f} (course.toml [similarity]), the {s.top} highest here, all in <code>similarity.csv</code>."
     )
+    said += "".join(  # a submission whose file could not be read: on its own row, the others compared
+        f'</p><p class="unread" data-sid="{_e(sid)}">Not compared: {_e(by_sid[sid].label if sid in by_sid else sid)}: {_e(why)}.'
+        for sid, why in getattr(similarity, "unread", {}).items()
+    )
     if not similarity.pairs:
         return head + f'<p class="muted small">{said}</p><p>No pair reaches {s.threshold:.2f}.</p></section>'
 

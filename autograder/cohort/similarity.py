@@ -1,10 +1,13 @@
 """Similar pairs in a cohort: how much code two submissions of one assignment share (copydetect).
 
-One job: measure. After grading, on the files that were graded (the file the grader picks from
-each upload, read the same way, never run), copydetect tokenises each file (every name becomes
-``V``/``F``/``O``, strings ``S``, comments and blank space vanish, so renaming variables or
-re-spacing changes nothing), keeps winnowed fingerprints of its 25-character runs, and compares
-every pair. The assignment's stub (``markers.make_stub`` of the reference) and its reference are
+One job: measure. After grading, on the files that were graded (as graded: grade-all keeps each in
+``--out/sources/``; without it, the file the grader picks from each upload, read the same way, never
+run), each in its canonical form (:func:`canonical`: parsed, the statements that do nothing left out,
+written back by ``ast.unparse``, so a no-op after every line or a name in parentheses changes nothing;
+each file read in a child of its own, ``grading.bounded``, and one that cannot be is said, not
+compared), copydetect tokenises each file (every name becomes ``V``/``F``/``O``, strings ``S``,
+comments and blank space vanish, so renaming variables or re-spacing changes nothing), keeps winnowed
+fingerprints of its 25-character runs, and compares every pair. The assignment's stub (``markers.make_stub`` of the reference) and its reference are
 boilerplate: a run found in either never counts, so the provided code, the contract's signatures
 and a correct solution's converging lines are not similarity. Only the submissions that count are
 compared (the latest per student), and never two that share a student (a group's members, a
@@ -22,6 +25,7 @@ side-by-side pages are :mod:`.similarity_pages`; the dashboard's section is :mod
 
 from __future__ import annotations
 
+import ast
 import io
 import shutil
 import tempfile
@@ -35,7 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from ..config import KIT_ROOT, Assignment, ConfigError
+from ..grading.bounded import Unreadable, bounded
 
+SOURCES = "sources"  # grade-all's --out/sources/<submission id>.py: each file as its grading graded it
 SETTINGS_KEYS = ("threshold", "top")
 DEFAULT_THRESHOLD = 0.5  # pairs sharing at least half of one file's own code
 DEFAULT_TOP = 20  # the most similar pairs shown on the dashboard, each with its side-by-side page
@@ -94,6 +100,7 @@ class Similarity:
     pairs: list[Pair] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # submission id -> the graded file's text
     skipped: list[str] = field(default_factory=list)  # counting submissions without a readable file
+    unread: dict[str, str] = field(default_factory=dict)  # of those, each one whose file could not be read: why
     compared: int = 0  # pairs compared
     seconds: float = 0.0
     unavailable: str = ""  # why nothing was measured (copydetect is not installed)
@@ -113,6 +120,46 @@ def graded_source(assignment: Assignment, upload: Path) -> str | None:
         return None
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _no_op(node: ast.stmt) -> bool:
+    """``pass``, an expression computed and dropped that calls nothing (a constant, a name, ``a + b``), ``x = x``."""
+    if isinstance(node, ast.Expr):
+        return not any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)) for n in ast.walk(node))
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+        return all(isinstance(t, ast.Name) and t.id == node.value.id for t in node.targets)
+    return isinstance(node, ast.Pass)
+
+
+def canonical(text: str) -> str | None:
+    """The code as compared: parsed, its statements that do nothing left out (a body left empty keeps one ``pass``),
+    written back by ``ast.unparse`` (one spelling: redundant parentheses, spacing and comments vanish); None when
+    it does not parse (the text is compared as it is)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            statements = getattr(node, name, None)
+            if isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt):
+                kept = [s for s in statements if not _no_op(s)]
+                setattr(node, name, kept or ([ast.Pass()] if name == "body" and not isinstance(node, ast.Module) else []))
+    return ast.unparse(tree) + "\n"
+
+
+def _compared_text(assignment: Assignment, sub, sources: Path | None) -> str | None:
+    """The file a submission's grading graded (kept by grade-all in ``sources``; read again from the upload when
+    it kept none), in its canonical form, read in a child of its own (``grading.bounded``); None when there is none."""
+    kept = sources / f"{sub.sid}.py" if sources is not None else None
+    if kept is not None and kept.is_file():
+        text = kept.read_text(encoding="utf-8", errors="replace")
+    else:
+        text = graded_source(assignment, Path(sub.path))
+    if text is None:
+        return None
+    found = bounded(canonical, text)
+    return found if isinstance(found, str) else text
 
 
 def _kgram_hashes(text: str, k: int) -> np.ndarray:
@@ -187,22 +234,34 @@ def _lines(source: str, spans: list[tuple[int, int]]) -> int:
     return len(touched)
 
 
-def _fingerprints(assignment: Assignment, sources: dict[str, str]) -> tuple[dict, dict[str, int]]:
+def _fingerprints(assignment: Assignment, result: Similarity) -> tuple[dict, dict[str, int]]:
     """({submission id: its copydetect fingerprint, the stub's and the reference's runs removed as
-    boilerplate}, {submission id: the length of its own code, the file but the stub})."""
+    boilerplate}, {submission id: the length of its own code, the file but the stub}); a file copydetect
+    cannot read is left out, and said (``result.unread``)."""
     from ..release.markers import make_stub
 
     reference = assignment.solution.read_text()
+    prints, own = {}, {}
     with _stable_hashes():
         stub, answer = (
-            np.array(sorted(_fingerprint(t, window=1).hashes), dtype=np.int64) for t in (make_stub(reference), reference)
+            np.array(sorted(_fingerprint(canonical(t) or t, window=1).hashes), dtype=np.int64)
+            for t in (make_stub(reference), reference)
         )
-        prints = {sid: _fingerprint(text, np.union1d(stub, answer)) for sid, text in sources.items()}
-    return prints, {sid: _own_length(f, stub) for sid, f in prints.items()}
+        for sid, text in list(result.sources.items()):
+            try:
+                prints[sid] = _fingerprint(text, np.union1d(stub, answer))
+                own[sid] = _own_length(prints[sid], stub)
+            except Exception as exc:  # noqa: BLE001 - one student's file: said on its row, the others compared
+                prints.pop(sid, None)
+                result.sources.pop(sid)
+                result.skipped.append(sid)
+                result.unread[sid] = f"copydetect could not read it ({type(exc).__name__})"
+    return prints, own
 
 
-def measure(assignment: Assignment, subs: list, settings: SimilaritySettings) -> Similarity:
-    """Compare every pair of the counting submissions that share no student; keep those at or above the threshold."""
+def measure(assignment: Assignment, subs: list, settings: SimilaritySettings, sources: Path | None = None) -> Similarity:
+    """Compare every pair of the counting submissions that share no student; keep those at or above the threshold.
+    ``sources``: the folder where grade-all kept each file graded (``<submission id>.py``)."""
     from .cohort import student_keys
 
     result = Similarity(settings)
@@ -213,13 +272,18 @@ def measure(assignment: Assignment, subs: list, settings: SimilaritySettings) ->
         result.unavailable = "copydetect is not installed in this venv (`make venv` installs requirements-dev.txt)"
         return result
     counting = [s for s in subs if not getattr(s, "superseded_by", "") and Path(s.path).exists()]
-    for s in counting:
-        text = graded_source(assignment, Path(s.path))
+    for s in counting:  # each submission read on its own: one that cannot be is said, and the others compared
+        try:
+            text = _compared_text(assignment, s, sources)
+        except Unreadable as exc:
+            text, result.unread[s.sid] = None, f"its file {exc.said()}"
+        except Exception as exc:  # noqa: BLE001 - one student's upload, never the class's report
+            text, result.unread[s.sid] = None, f"its file could not be read ({type(exc).__name__}: {str(exc)[:200]})"
         if text is None:
             result.skipped.append(s.sid)
         else:
             result.sources[s.sid] = text
-    prints, own = _fingerprints(assignment, result.sources)
+    prints, own = _fingerprints(assignment, result)
     people = {s.sid: set(student_keys(s)) for s in counting}
     for a, b in combinations(sorted(prints), 2):
         if people[a] & people[b]:

@@ -75,7 +75,8 @@ def render_pair(assignment: Assignment, pair: Pair, subs: dict, sources: dict[st
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
         f"<style>{PAGE_CSS}</style></head><body><main><h1>{_e(title)}</h1>"
-        f"<p class='muted'>assignment <code>{_e(assignment.name)}</code>; highlighted: runs of code the two files "
+        f"<p class='muted'>assignment <code>{_e(assignment.name)}</code>; each file as compared (its canonical form: "
+        "parsed and written back, without comments, docstrings or statements that do nothing); highlighted: runs of code the two files "
         f"share (at least {NOISE} characters once every name is replaced by a placeholder), apart from the stub's and "
         "the reference's code, which never count. <a href='../report.html#similarity'>Back to the dashboard</a>.</p>"
         f"<p class='note'>{_e(EVIDENCE)}</p><div class='pair'>{''.join(sides)}</div></main></body></html>"

@@ -20,12 +20,11 @@ from typing import Any
 
 import pytest
 
-from ..banned import scan_source
 from ..config import Assignment
 from ..diagnosis.phase import run_phase, valid_names
 from ..sandbox import isolation_summary
 from . import numerics
-from .imports import leave_out_foreign_imports
+from .bounded import Unreadable, read_source
 from .record import GradingRecord
 from .results import failure_document, results_document, write_results
 from .scoring import ScoringPlugin
@@ -90,6 +89,7 @@ def grade_submission(
     only: list[str] | None = None,
     exitfirst: bool = False,
     run_wall: float = 1.0,
+    keep_source: Path | None = None,
 ) -> Grade:
     """Grade ``upload`` (file, folder or zip). Never raises for anything the student did.
 
@@ -100,6 +100,7 @@ def grade_submission(
     ``only`` (test keys) restricts the run to those tests: the self-check runs each
     catalogued mistake against the tests that claim to catch it, not the whole suite.
     ``exitfirst`` stops at the first failing test (``make mutants``: a mutant is killed or it is not).
+    ``keep_source``: where to copy the file graded, as graded (grade-all's similarity reads it there).
     """
     grading = Grading(assignment, run_wall, zygote)
     reserve = None
@@ -114,6 +115,11 @@ def grade_submission(
             normalised, note = grading.unpack(Path(upload))
         except SubmissionProblem as exc:
             return _finish(results_path, grading.ungradable(f"Score 0: {exc}"), reserve)
+        try:  # a copy for the instructor's similarity only: the grading goes on without it
+            if keep_source is not None:
+                shutil.copyfile(normalised, keep_source)
+        except OSError as exc:
+            log.warning("could not keep the graded file in %s: %s", keep_source, exc)
         load_error = grading.start_student(normalised)
         plugin = grading.run_tests(diagnose and not load_error, only, exitfirst)
         return _finish(results_path, grading.record(plugin, load_error, note), reserve)
@@ -149,6 +155,7 @@ class Grading:
         self.diagnoser: Any = None
         self.stopped: list[str] = []
         self.load_kind = ""
+        self.static_banned: dict = {}  # banned.scan_source of the file (unpack)
 
     def unpack(self, upload: Path) -> tuple[Path, str]:
         """The student's file, found in the upload and normalised into the grading's folder, and a note."""
@@ -157,7 +164,11 @@ class Grading:
         )
         normalised = self.workdir / self.assignment.submit_file
         normalise_source(found, normalised)
-        kept, left_out = leave_out_foreign_imports(normalised.read_text(encoding="utf-8"), self.assignment.submit_file)
+        try:  # the grader's own readings of the file, in a child within bounds: a file it cannot read is not graded
+            source, name = normalised.read_text(encoding="utf-8"), self.assignment.submit_file
+            kept, left_out, self.static_banned = read_source(source, name, self.assignment.banned)
+        except Unreadable as exc:
+            raise SubmissionProblem(f"{name} {exc.said()}.") from None
         if left_out:
             normalised.write_text(kept, encoding="utf-8")
         return normalised, " ".join(filter(None, [note, left_out]))
@@ -171,7 +182,7 @@ class Grading:
             assignment.helpers,
             list(assignment.banned),
             zygote=self.zygote,
-            static_banned=scan_source(normalised.read_text(encoding="utf-8"), assignment.banned),
+            static_banned=self.static_banned,
             deadlines=Deadlines(run=self.deadline),
         )
         load_error = self.student.load()
@@ -217,7 +228,6 @@ class Grading:
             return
         known = {e.name for e in self.diagnoser.entries} if self.diagnoser is not None else set()
         plugin.apply_diagnosis(valid_names(answer, set(plugin.pending), known))
-
 
     def record(self, plugin: ScoringPlugin, load_error: str, note: str) -> GradingRecord:
         tests = list(plugin.results.values())

@@ -17,7 +17,11 @@ notebook top to bottom does); from each, the grader keeps what *defines* the mod
   assignments that call the notebook's own functions or classes or anything not imported
   (``model = TinyLM(...)``, ``history = train(...)``), read files (``open``, ``torch.load``), or use a
   name only such a statement set;
-* a cell that is not Python even without its IPython lines is left out whole, with its syntax error.
+* a cell that is not Python even without its IPython lines is left out whole, with its syntax error. So is a cell
+  no reader can read (a null byte, an int past 4,300 digits), on every Python alike.
+
+What each statement defines is :mod:`.notebook_statements`'s to say; the submission reads a notebook in a child
+of its own (:mod:`.bounded`).
 
 A file that is not a notebook (broken JSON, no cells) is a :class:`NotebookProblem` saying so.
 """
@@ -25,12 +29,11 @@ A file that is not a notebook (broken JSON, no cells) is a :class:`NotebookProbl
 from __future__ import annotations
 
 import ast
-import builtins
-import copy
 import json
 import re
-import sys
 from dataclasses import dataclass, field
+
+from .notebook_statements import Definitions, snippet
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024  # outputs and plots make notebooks far larger than their code
 
@@ -40,20 +43,8 @@ class NotebookProblem(ValueError):
     (``submission.py`` reports it as the upload's problem)."""
 
 
-CONTRACT_IMPORTS = frozenset({"torch", "numpy", "einops"})  # and the standard library (seam_messages.ALLOWED_IMPORTS)
 # Cell magics whose body is Python run as the cell (``%%writefile <module>.py`` only for the graded file).
 PYTHON_CELL_MAGICS = ("time", "timeit", "capture", "prun")
-# Calls that read or write the outside world, or run code given as text: never run at import.
-IO_CALLS = frozenset(
-    {"open", "input", "print", "exec", "eval", "compile", "breakpoint", "exit", "quit", "help", "display", "__import__"}
-)
-IO_METHODS = frozenset(
-    {
-        "load", "loadtxt", "genfromtxt", "fromfile", "read_csv", "read", "read_text", "read_bytes", "urlopen",
-        "urlretrieve", "download", "system", "popen", "Popen", "run", "call", "check_output", "save", "savez",
-        "savetxt", "write", "write_text", "show", "savefig", "from_pretrained", "load_state_dict",
-    }
-)  # fmt: skip
 # Matched on a line without its indent, by patterns whose parts cannot match the same characters: a line of
 # 300,000 spaces and an `x` took 90 s of CPU in a pattern starting `\s*[\w., ]+` (the red team's).
 _HELP = re.compile(r"\?*[\w.\[\]()'\"]+\?{1,2}\s*$|\?{1,2}[\w.]+\s*$")  # name?  name??  ?name
@@ -79,18 +70,13 @@ class Extracted:
         return text
 
 
-def _snippet(text: str, width: int = 40) -> str:
-    line = " ".join(text.strip().split())
-    return "`" + (line if len(line) <= width else line[: width - 3].rstrip() + "...") + "`"
-
-
 def read_notebook(raw: bytes, name: str, filename: str) -> list[str]:
     """The sources of the notebook's code cells, in order; :class:`NotebookProblem` if it is no notebook."""
     advice = f"open it in Jupyter or Colab and save it again, or upload {filename} (File > Download > .py)."
     if len(raw) > MAX_NOTEBOOK_BYTES:
         raise NotebookProblem(f"{name} is over {MAX_NOTEBOOK_BYTES // 2**20} MB; clear its outputs, or upload {filename}.")
-    try:
-        document = json.loads(raw.decode("utf-8-sig"))
+    try:  # a number is kept only if short: no field the grader reads is one (an execution_count of 5,000 digits)
+        document = json.loads(raw.decode("utf-8-sig"), parse_int=lambda text: int(text) if len(text) <= 20 else None)
     except UnicodeDecodeError as exc:
         raise NotebookProblem(f"{name} is not a readable notebook (not UTF-8 text, byte {exc.start}); {advice}") from None
     except json.JSONDecodeError as exc:
@@ -98,6 +84,8 @@ def read_notebook(raw: bytes, name: str, filename: str) -> list[str]:
             f"{name} is not a readable notebook (its JSON is broken at line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             + advice
         ) from None
+    except ValueError as exc:
+        raise NotebookProblem(f"{name} is not a readable notebook ({str(exc)[:200]}); {advice}") from None
     if not isinstance(document, dict):
         raise NotebookProblem(f"{name} is not a notebook (no cells); {advice}")
     cells = document.get("cells")
@@ -128,18 +116,17 @@ def notebook_module(raw: bytes, name: str, module: str, graded: frozenset[str] =
     is one that uses the module, not one that is it: a :class:`NotebookProblem`."""
     filename = f"{module}.py"
     cells = read_notebook(raw, name, filename)
-    state = _State(module)
+    state = Definitions(module)
     parts = [f"# The code cells of {name}, as grading reads them (autograder/grading/notebook_upload.py).\n"]
     for number, text in enumerate(cells, 1):
-        code = _python_of_cell(text, number, filename, state.dropped)
-        if code is None or not code.strip():
-            continue
-        try:
-            tree = ast.parse(code)
+        try:  # a cell the grader cannot read is left out, and said; only nesting too deep refuses the notebook
+            kept = _cell(state, text, number, filename)
         except SyntaxError as exc:
-            state.dropped.append(f"cell {number} (not Python: {exc.msg}, its line {exc.lineno})")
-            continue
-        kept = state.keep(tree, code, number)
+            kept = state.dropped.append(f"cell {number} (not Python: {exc.msg})")
+        except (RecursionError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the student's cell (an int past 4,300 digits...), not the grader's error
+            kept = state.dropped.append(f"cell {number} (could not be read: {type(exc).__name__}: {str(exc)[:80]})")
         if kept:
             parts.append(f"\n# cell {number}\n" + "\n\n".join(kept) + "\n")
     if state.imports_module and not (state.own & graded if graded else state.own):
@@ -154,19 +141,18 @@ def notebook_module(raw: bytes, name: str, module: str, graded: frozenset[str] =
     return Extracted(parts[0] + future + "".join(parts[1:]), state.dropped)
 
 
-def _taken_from(tree: ast.Module, module: str, aliases: set[str]) -> set[str]:
-    """The names a cell takes from ``module``: ``module.f`` (or ``m.f`` after ``import module as m``, in
-    any cell so far: ``aliases`` grows) and ``from module import f``."""
-    taken: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            aliases |= {a.asname for a in node.names if a.name == module and a.asname}
-        elif isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
-            taken |= {a.name for a in node.names if a.name != "*"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
-            taken.add(node.attr)
-    return taken
+def _cell(state: Definitions, text: str, number: int, filename: str) -> list[str] | None:
+    """What the cell keeps (None: nothing); SyntaxError when it is not Python, even without its IPython lines."""
+    if "\0" in text:  # Python 3.10's parser raises ValueError for it, 3.11's SyntaxError: the same on both
+        raise SyntaxError("source code cannot contain null bytes")
+    code = _python_of_cell(text, number, filename, state.dropped)
+    if code is None or not code.strip():
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        raise SyntaxError(f"{exc.msg}, its line {exc.lineno}") from None
+    return state.keep(tree, code, number)
 
 
 def _python_of_cell(text: str, number: int, filename: str, dropped: list[str]) -> str | None:
@@ -190,216 +176,9 @@ def _python_of_cell(text: str, number: int, filename: str, dropped: list[str]) -
         stripped = line.lstrip()
         short = len(stripped) <= MAX_MAGIC_LINE
         if stripped.startswith(("%", "!")) or short and (_HELP.match(stripped) or _SHELL_ASSIGN.match(stripped)):
-            dropped.append(f"cell {number} line {i} ({_snippet(line)}: an IPython command)")
+            dropped.append(f"cell {number} line {i} ({snippet(line)}: an IPython command)")
             indent = line[: len(line) - len(stripped)]
             out.append(f"{indent}pass" if indent else "")  # an indented block keeps a statement
         else:
             out.append(line)
     return "\n".join(out)
-
-
-class _State:
-    """What the cells kept so far define, for the next cell's statements."""
-
-    def __init__(self, module: str) -> None:
-        self.module = module
-        self.imported: set[str] = set()  # names bound by kept imports
-        self.defined: set[str] = set()  # names bound by kept definitions and assignments
-        self.own: set[str] = set()  # the notebook's own functions and classes
-        self.left_out: set[str] = set()  # names only a left-out statement binds
-        self.dropped: list[str] = []
-        self.imports_module = False
-        self.wanted: set[str] = (
-            set()
-        )  # names the notebook takes from the module (`attention.softmax`, `from attention import softmax`)
-        self.aliases = {module}  # the names the module is imported as (`import attention as att`)
-        self.future: list[str] = []  # `from __future__` imports: each cell may have them, a file only at its top
-
-    def keep(self, tree: ast.Module, code: str, cell: int) -> list[str]:
-        lines = code.splitlines()
-        kept = []
-        self.wanted |= _taken_from(tree, self.module, self.aliases)
-        for node in tree.body:
-            why = self._refusal(node)
-            if why:
-                self.dropped.append(
-                    f"cell {cell} line {node.lineno} ({_snippet(ast.get_source_segment(code, node) or '')}: {why})"
-                )
-                self.left_out |= _bound(node) - self.defined - self.imported
-                continue
-            self._bind(node)
-            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-                self.future.append(ast.get_source_segment(code, node) or ast.unparse(node))  # first in the file
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                kept.append("\n".join(lines[first - 1 : node.end_lineno]))
-            else:
-                kept.append(ast.get_source_segment(code, node) or ast.unparse(node))
-        return kept
-
-    def _bind(self, node: ast.stmt) -> None:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            self.imported |= _bound(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self.own.add(node.name)
-            self.defined.add(node.name)
-        else:
-            self.defined |= _bound(node)
-        self.left_out -= _bound(node)
-
-    # -- what a statement may do at import ---------------------------------------------------
-    def _refusal(self, node: ast.stmt) -> str:
-        """Why ``node`` is left out ("" when it is kept)."""
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            return self._import_refusal(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return ""
-        if isinstance(node, ast.Expr):
-            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                return ""  # a docstring
-            if not _calls(node.value):
-                return "a value shown, not kept"
-            return self._value_refusal(node.value) or "runs code at import"  # a call's value is never kept
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            value = getattr(node, "value", None)
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if isinstance(node, ast.AugAssign):
-                targets = []
-                value = ast.BinOp(left=_as_load(node.target), op=node.op, right=node.value)
-            for target in targets:  # obj.attr = ... and table[i] = ... read their object
-                if not isinstance(target, ast.Name):
-                    why = self._value_refusal(_as_load(target))
-                    if why:
-                        return why
-            return self._value_refusal(value) if value is not None else ""
-        if isinstance(node, ast.Pass):
-            return ""
-        if isinstance(node, ast.If):
-            why = self._value_refusal(node.test)
-            return why or self._block_refusal(node.body + node.orelse)
-        if isinstance(node, ast.Try):
-            parts = node.body + node.orelse + node.finalbody + [s for h in node.handlers for s in h.body]
-            return self._block_refusal(parts)
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            return "a loop that runs at import"
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            return "a with block that runs at import"
-        return f"a top-level {type(node).__name__.lower()} statement"
-
-    def _block_refusal(self, body: list[ast.stmt]) -> str:
-        for statement in body:
-            why = self._refusal(statement)
-            if why:
-                return why
-        return ""
-
-    def _import_refusal(self, node: ast.Import | ast.ImportFrom) -> str:
-        if isinstance(node, ast.ImportFrom) and node.level:
-            return "a relative import"
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-        for name in names:
-            top = name.split(".")[0]
-            if top == self.module:
-                self.imports_module = True
-                return f"imports {self.module}, the file being graded"
-            if top not in CONTRACT_IMPORTS and top not in getattr(sys, "stdlib_module_names", ()):
-                return f"imports {top}, which grading does not have"
-        return ""
-
-    def _value_refusal(self, value: ast.expr) -> str:
-        """Why computing ``value`` at import is not a constant's assignment ("" if it is)."""
-        local: set[str] = set()  # comprehension and lambda variables
-        for sub in ast.walk(value):
-            if isinstance(sub, ast.Lambda):
-                local |= {a.arg for a in sub.args.args + sub.args.kwonlyargs + sub.args.posonlyargs}
-            elif isinstance(sub, ast.comprehension):
-                local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
-        lazy = {id(n) for sub in ast.walk(value) if isinstance(sub, ast.Lambda) for n in ast.walk(sub.body)}
-        for sub in ast.walk(value):
-            if id(sub) in lazy:
-                continue  # a lambda's body runs when it is called, not at import
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id not in local:
-                if sub.id in self.left_out:
-                    return f"uses {sub.id}, which only left-out code sets"
-                if sub.id not in self.defined | self.imported and not hasattr(builtins, sub.id):
-                    return f"uses {sub.id}, which no kept cell defines"
-            elif isinstance(sub, ast.Call):
-                why = self._call_refusal(sub.func)
-                if why:
-                    return why
-            elif isinstance(sub, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
-                return "runs code at import"
-        return ""
-
-    def _call_refusal(self, func: ast.expr) -> str:
-        """A call is a constant's only if it calls a builtin or an imported library, and reads and writes nothing."""
-        attributes = []
-        root = func
-        while True:
-            if isinstance(root, ast.Attribute):
-                attributes.append(root.attr)
-                root = root.value
-            elif isinstance(root, (ast.Call, ast.Subscript)):
-                root = root.func if isinstance(root, ast.Call) else root.value
-            else:
-                break
-        if not isinstance(root, ast.Name):
-            return "runs code at import"
-        if root.id in self.own:
-            return f"calls {root.id}, the notebook's own code, at import"
-        if any(a in IO_METHODS for a in attributes) or (not attributes and root.id in IO_CALLS):
-            return "reads, writes or shows something at import"
-        if root.id in self.imported or (hasattr(builtins, root.id) and root.id not in self.defined):
-            return ""
-        return "runs code at import"
-
-
-def _bound(node: ast.stmt) -> set[str]:
-    """The top-level names a statement binds."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    names: set[str] = set()
-    targets: list[ast.expr] = []
-    if isinstance(node, ast.Assign):
-        targets = node.targets
-    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-        targets = [node.target]
-    elif isinstance(node, (ast.For, ast.AsyncFor)):
-        targets = [node.target]
-    elif isinstance(node, (ast.With, ast.AsyncWith)):
-        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
-    for target in targets:
-        for sub in ast.walk(target):
-            if isinstance(sub, ast.Name):
-                names.add(sub.id)
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.stmt):
-            names |= _bound(child)
-        elif isinstance(child, ast.ExceptHandler):
-            names |= {child.name} if child.name else set()
-            for statement in child.body:
-                names |= _bound(statement)
-    return names
-
-
-def _as_load(target: ast.expr) -> ast.expr:
-    """A target (``obj.attr``, ``table[i]``) as an expression that reads it: what assigning to it reads."""
-    # A copy made node by node: not through text (an int past 4,300 digits cannot be written back as one), nor
-    # by copy.deepcopy (an index of 300 terms is too deep for its recursion); the statement keeps its own.
-    copies = {id(node): copy.copy(node) for node in ast.walk(target)}
-    for node in ast.walk(target):
-        new = copies[id(node)]
-        for name, value in ast.iter_fields(node):
-            if isinstance(value, ast.AST):
-                setattr(new, name, copies.get(id(value), value))
-            elif isinstance(value, list):
-                setattr(new, name, [copies.get(id(v), v) if isinstance(v, ast.AST) else v for v in value])
-        if hasattr(new, "ctx"):
-            new.ctx = ast.Load()
-    return copies[id(target)]
-
-
-def _calls(value: ast.expr) -> bool:
-    return any(isinstance(sub, ast.Call) for sub in ast.walk(value))

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..banned import describe as describe_banned
-from ..banned import refers_to, scan_source
 from ..checks import Feedback, Outcome
 from ..context import checkpoint, record_call
 from ..sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, WorkerTimeout, Zygote
@@ -30,6 +29,7 @@ from ..sandbox.channel import MAX_ANSWER_BYTES
 from ..sandbox.clock import TimeLimit
 from ..worker import ops, wire
 from . import recipes
+from .bounded import Unreadable, references, scan
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
 
 
@@ -438,15 +438,18 @@ class RemoteStudent:
             source = self.student_file.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return False
-        return name in scan_source(source, dotted)
+        try:
+            return name in scan(source, dotted)
+        except Unreadable:  # unpack read it within the same bounds: never seen
+            return False
 
     def names_used(self) -> set[str]:
         """The top-level names the running test fetched, and those they refer to in the submitted file (the
         grader's scan of the source, ``banned.refers_to``; never what the worker reports)."""
         if self._refers is None:
             try:
-                self._refers = refers_to(self.student_file.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
+                self._refers = references(self.student_file.read_text(encoding="utf-8", errors="replace"))
+            except (OSError, Unreadable):
                 self._refers = {}
         return set(self._used).union(*(self._refers.get(n, set()) for n in self._used))
 

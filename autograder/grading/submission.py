@@ -25,11 +25,12 @@ import struct
 import tempfile
 import time
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..config import KIT_ROOT
-from .notebook_upload import MAX_NOTEBOOK_BYTES, NotebookProblem, notebook_module
+from .bounded import Unreadable, bounded
+from .notebook_upload import MAX_NOTEBOOK_BYTES, Extracted, notebook_module
 
 MAX_FILE_BYTES = 1024 * 1024
 JUNK_PARTS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git"}
@@ -350,14 +351,14 @@ def _notebook_as_module(
     """The module ``notebook``'s code cells define, written under ``workdir``, and the note saying so."""
 
     raw = _read_regular(notebook, MAX_NOTEBOOK_BYTES, "the notebook itself")
-    try:
-        extracted = notebook_module(raw, notebook.name, Path(filename).stem, graded)
-    except NotebookProblem as exc:
-        raise SubmissionProblem(str(exc)) from None
-    except (RecursionError, MemoryError):  # JSON or code nested deeper than a reader can follow
+    try:  # read in a child of its own (bounded.py): whatever the bytes make the reader do is the upload's problem
+        found = bounded(lambda: asdict(notebook_module(raw, notebook.name, Path(filename).stem, graded)))
+        extracted = Extracted(str(found["source"]), [str(d) for d in found["dropped"]])
+    except Unreadable as exc:
+        if exc.raised == "NotebookProblem":
+            raise SubmissionProblem(exc.reason) from None
         raise SubmissionProblem(
-            f"{notebook.name} nests too deeply for the grader to read (brackets or an expression nested thousands "
-            f"of levels): upload {filename}, your code as a .py file (in Jupyter: File > Download as > Python)."
+            f"{notebook.name} {exc.said()}: upload {filename}, your code as a .py file (in Jupyter: File > Download as > Python)."
         ) from None
     folder = Path(tempfile.mkdtemp(dir=workdir, prefix="notebook-"))
     target = folder / filename

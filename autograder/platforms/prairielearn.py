@@ -16,9 +16,12 @@ import logging
 import math
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from ..config import Assignment
+from ..grading.bounded import Unreadable, bounded
+from ..grading.submission import MAX_FILE_BYTES
 from ..sandbox import running_as_root
 from .entry import last_resort, the_assignment
 
@@ -90,14 +93,23 @@ def _make_private(root: Path) -> None:
 
 
 def _has_syntax_error(path: Path) -> bool:
-    """Whether the uploaded file does not parse (parsed, never run: the grader's banned-name scan
-    parses it the same way); PrairieLearn then counts no attempt."""
+    """Whether the uploaded file does not parse (parsed in a bounded child, never run; a file grading refused
+    as too large is never read); PrairieLearn then counts no attempt."""
     try:
-        ast.parse(path.read_bytes(), str(path))
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:
+                return False
+            raw = f.read(MAX_FILE_BYTES + 1)
+        return bool(bounded(_syntax_error, raw))
+    except (OSError, Unreadable):
+        return False
+
+
+def _syntax_error(raw: bytes) -> bool:
+    try:
+        compile(raw, "<upload>", "exec", ast.PyCF_ONLY_AST)
     except SyntaxError:
         return True
-    except (OSError, ValueError, RecursionError, MemoryError):
-        return False
     return False
 
 

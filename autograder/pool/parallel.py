@@ -183,6 +183,10 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
             option = options[0] if options else {}
             only = option.get("only")  # the self-check's per-mistake selection
             exitfirst = bool(option.get("exitfirst"))  # make mutants: the first failure decides
+            source = Path(option["source"]) if option.get("source") else None  # grade-all: where the file graded goes
+            if source is not None:  # an earlier grading's copy is never taken for this one's
+                source.unlink(missing_ok=True)
+                source.parent.mkdir(parents=True, exist_ok=True)
             grade = grade_submission(
                 assignment,
                 upload,
@@ -192,6 +196,7 @@ def grade_many(assignment: Assignment, jobs: list[tuple]) -> None:
                 only=only,
                 exitfirst=exitfirst,
                 run_wall=BATCH_RUN_WALL,
+                keep_source=source,
             )
             print(f"{upload}: {grade.score:g}", file=sys.stderr, flush=True)  # for a human reading the log
             print("\n" + progress_event(str(upload), grade.score), flush=True)

@@ -518,27 +518,27 @@ def refers_to(source: str) -> dict[str, set[str]]:
     imported = {n for stmt in tree.body if isinstance(stmt, (ast.Import, ast.ImportFrom)) for u in _units(stmt) for n in u.names}
     names = symbols.keys() - imported  # once: `a & b - c` would build `b - c` for every name
     direct = {name: s.refers_to & names for name, s in symbols.items() if name not in imported}
-    return _Reach(direct)
+    return Reach(direct)
 
 
-class _Reach(dict):
+class Reach(dict):
     """``refers_to``'s answer, each name's reach found when it is first asked for (a file of thousands of chained
     aliases would otherwise cost the grader a walk from every one of them)."""
 
     def __init__(self, direct: dict[str, set[str]]) -> None:
         super().__init__()
-        self._direct = direct
+        self.direct = direct
 
     def __missing__(self, name: str) -> set[str]:
-        if name not in self._direct:
+        if name not in self.direct:
             raise KeyError(name)
         seen: set[str] = set()
-        pending = list(self._direct[name])
+        pending = list(self.direct[name])
         while pending:
             other = pending.pop()
             if other not in seen and other != name:
                 seen.add(other)
-                pending.extend(self._direct.get(other, ()))
+                pending.extend(self.direct.get(other, ()))
         self[name] = seen
         return seen
 
