@@ -58,5 +58,11 @@ def test_split_heads_value_error(student, gen):
     expect_raises(lambda: student.split_heads(x, 4), (ValueError,), "split_heads(x of shape (2, 3, 10), n_heads=4)")
     x = torch.randn(1, 2, 6, generator=gen)
     expect_raises(lambda: student.split_heads(x, 4), (ValueError,), "split_heads(x of shape (1, 2, 6), n_heads=4)")
-    # a valid call next to it returns: ValueError on every call would otherwise pass (a stub that raises it earns nothing)
-    student.split_heads(torch.randn(1, 2, 8, generator=gen), 4)
+    # a valid call next to it returns the right heads: ValueError on every call, or any answer to the valid one,
+    # would otherwise pass (what pays is the grader's observation of both calls, never the raise alone)
+    x = torch.randn(1, 2, 8, generator=gen, dtype=torch.float64)
+    want = torch.stack([x[:, :, 2 * i : 2 * i + 2] for i in range(4)], dim=1)  # (1, 4, 2, 2)
+    expect_close(
+        student.split_heads(x, 4), want, "split_heads(x of shape (1, 2, 8), n_heads=4), a valid call beside those",
+        atol=0.0, hint="Validate first, then split as for any valid input: head i holds features [i*d/h, (i+1)*d/h).",
+    )
