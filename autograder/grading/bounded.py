@@ -20,6 +20,7 @@ import signal
 import time
 
 from ..banned import Reach, refers_to, scan_source
+from .grad_scope import grad_off_functions
 from .imports import leave_out_foreign_imports
 
 MEMORY_BYTES = 150 * 2**20  # a 1 MB file of real code needs 55 MB to parse and scan; a 1 MB list literal 470 MB
@@ -153,6 +154,18 @@ def scan(source: str, banned) -> dict[str, dict[str, tuple[int, str]]]:
     """``banned.scan_source`` of an upload, read behind the bound (:class:`Unreadable` when it cannot be)."""
     found = bounded(_parsed_then, scan_source, source, list(banned))
     return {str(n): {str(k): (int(line), str(text)) for k, (line, text) in u.items()} for n, u in found.items()}
+
+
+def _grad_off_parsed(source: str) -> list[str]:
+    try:
+        return grad_off_functions(source)
+    except (SyntaxError, ValueError):
+        return []  # the worker's import says what is wrong with it
+
+
+def grad_off(source: str) -> list[str]:
+    """``grad_scope.grad_off_functions`` of an upload, read behind the bound (:class:`Unreadable` when it cannot be)."""
+    return [str(name) for name in bounded(_parsed_then, _grad_off_parsed, source)]
 
 
 def references(source: str) -> dict[str, set[str]]:

@@ -22,6 +22,7 @@ from ..banned import refers_to, scan_source
 from ..checks import Feedback, Outcome
 from ..context import checkpoint
 from ..worker import ops
+from .grad_scope import grad_off_functions, grad_off_in
 
 
 def _inward(x: Any) -> Any:
@@ -131,6 +132,14 @@ class ModuleStudent:
     def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
         """As ``RemoteStudent.source_uses``, on the module's file."""
         return name in scan_source(self._source(), dotted)
+
+    def grad_off(self, name: str) -> bool:
+        """As ``RemoteStudent.grad_off``, on the module's file (a catalogued mistake: its own source)."""
+        try:
+            source = self._source()
+            return grad_off_in(name, grad_off_functions(source), refers_to(source))
+        except (SyntaxError, ValueError):
+            return False
 
     def names_used(self) -> set[str]:
         """As ``RemoteStudent.names_used``, on the module's file."""

@@ -29,7 +29,8 @@ from ..sandbox.channel import MAX_ANSWER_BYTES
 from ..sandbox.clock import TimeLimit
 from ..worker import ops, wire
 from . import recipes
-from .bounded import Unreadable, references, scan
+from .bounded import Unreadable, grad_off, references, scan
+from .grad_scope import grad_off_in
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
 
 
@@ -441,6 +442,16 @@ class RemoteStudent:
         try:
             return name in scan(source, dotted)
         except Unreadable:  # unpack read it within the same bounds: never seen
+            return False
+
+    def grad_off(self, name: str) -> bool:
+        """Whether the top-level ``name`` of the submitted file, or a function of the file it refers to, switches
+        gradients off around a call that can run (``grad_scope``), read by the grader from the source: the
+        evidence for a property no returned value shows; never what the worker reports."""
+        try:
+            source = self.student_file.read_text(encoding="utf-8", errors="replace")
+            return grad_off_in(name, grad_off(source), references(source))
+        except (OSError, Unreadable):  # unpack read it within the same bounds: never seen
             return False
 
     def names_used(self) -> set[str]:

@@ -38,6 +38,10 @@ class Student(Protocol):
     def source_uses(self, name: str, dotted: tuple[str, ...]) -> bool:
         """Whether ``name`` (a function or class of the file) uses one of ``dotted``, by the grader's own scan."""
 
+    def grad_off(self, name: str) -> bool:
+        """Whether ``name`` (or a function of the file it calls) switches gradients off around a live call, by the
+        grader's own reading of the source (``grad_scope``)."""
+
     def names_used(self) -> set[str]:
         """The file's top-level names the running test fetched, and those they refer to, by the grader's own
         scan of the source (``banned.refers_to``): which of the student's functions its calls ran."""
