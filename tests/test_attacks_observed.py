@@ -31,3 +31,50 @@ def test_a_validation_test_pays_only_with_the_valid_calls_values(tmp_path):
     honest = _score(reference_source("multihead"), tmp_path / "honest")
     attack = _score(reference_source("multihead") + ANSWERS_ANYTHING, tmp_path / "attack")
     assert honest > 0 and attack == 0, (honest, attack)
+
+
+NO_GRAD = "hidden/test_generate.py::test_generate_no_grad"
+
+# gradients stay on; the source only mentions no_grad (dead) and the process's own log is forged
+MENTIONS_NO_GRAD = '''
+
+torch.is_grad_enabled = lambda: False  # what the probe model's log reads
+
+
+def generate(model, prompt, n_new):
+    if False:
+        torch.no_grad()
+    torch.set_grad_enabled(True)
+    model.eval()
+    tokens = prompt
+    for _ in range(n_new):
+        logits = model(tokens[:, -model.max_len:])
+        tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True).to(tokens.dtype)], dim=1)
+    return tokens
+'''
+
+# the same loop, gradients off by a decorator (another course's style): the evidence the grader reads
+DECORATED = '''
+
+@torch.inference_mode()
+def generate(model, prompt, n_new):
+    model.eval()
+    tokens = prompt
+    for _ in range(n_new):
+        logits = model(tokens[:, -model.max_len:])
+        tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True).to(tokens.dtype)], dim=1)
+    return tokens
+'''
+
+
+def _transformer(source: str, folder) -> float:
+    config = load_assignment("transformer", KIT)
+    document = grade_submission(config, write_submission(folder, "transformer", source), only=[NO_GRAD]).document
+    return sum(t["score"] for t in document["tests"])
+
+
+def test_no_grad_pays_only_on_a_live_scope_the_grader_reads(tmp_path):
+    honest = _transformer(reference_source("transformer"), tmp_path / "honest")
+    decorated = _transformer(reference_source("transformer") + DECORATED, tmp_path / "decorated")
+    attack = _transformer(reference_source("transformer") + MENTIONS_NO_GRAD, tmp_path / "attack")
+    assert honest > 0 and decorated == honest and attack == 0, (honest, decorated, attack)

@@ -106,16 +106,15 @@ def grad_off_functions(source: str) -> list[str]:
     """The top-level functions and ``Class.method`` of ``source`` that switch gradients off around a live call."""
     tree = ast.parse(source)
     aliases = _aliases(tree)
+    # the last definition of a name is the one that runs (a file may define a function twice)
+    last = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     found = []
-    for node in tree.body:
+    for node in last.values():
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _grad_off(node, aliases):
             found.append(node.name)
         elif isinstance(node, ast.ClassDef):
-            found += [
-                f"{node.name}.{m.name}"
-                for m in node.body
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and _grad_off(m, aliases)
-            ]
+            methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            found += [f"{node.name}.{m.name}" for m in methods.values() if _grad_off(m, aliases)]
     return found
 
 

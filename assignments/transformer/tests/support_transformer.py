@@ -129,17 +129,13 @@ def fmt(values) -> str:
     return "[" + ", ".join(f"{float(v):.6g}" for v in values) + "]"
 
 
-# What turns gradients off, as the grader reads the student's source itself (``student.source_uses``).
-GRAD_OFF = ("torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled")
-
-
 def expect_grad_off_in_source(student, name: str, what: str) -> None:
     """The no_grad tests' evidence: the grader's own reading of the submitted file (the function or the
     module functions it calls use torch.no_grad, inference_mode or set_grad_enabled). The probe model's
     log, written inside the student's process, may only fail a test, never pass one."""
     from autograder.checks import expect_true
 
-    found = bool(student.source_uses(name, GRAD_OFF))
+    found = bool(student.grad_off(name))  # a live with-block or decorator around a call (grading/grad_scope.py)
     expect_true(
         found,
         f"{what}: {name} (or a function of your file it calls) never uses torch.no_grad() (read from your "
