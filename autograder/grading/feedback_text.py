@@ -250,10 +250,7 @@ def _function_line(
             "not implemented yet" + (f" (or its tests run your {_names(unwritten)}, not written yet either)" if unwritten else "")
         )
     elif failed_now:
-        cause = next((titles[m] for t in failed_now for m in t.diagnoses if m in titles), None)
-        first = "most likely" if cause else "first failure"
-        cause = cause or _first_line(failed_now[0].message)
-        parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; {first}: {cause.rstrip('.')}")
+        parts.append(f"{len(failed_now)} of {len(seen_now)} public tests failed; {lead_with_the_cause(failed_now, titles)}")
     elif seen_now:
         parts.append("public tests passed")
     if later and hidden_summary != "off":
@@ -275,6 +272,35 @@ def _function_line(
                 f"tests of {'its' if len(others) == 1 else 'their'} own: fix {'it' if len(others) == 1 else 'them'} first"
             )
     return "; ".join(parts)
+
+
+FLOAT32_CAUSE = "float32 rounding only, not a formula error: a float32 tensor, constant or cast (compute in the input's dtype)"
+
+
+def lead_with_the_cause(failed: list[TestRecord], titles: dict[str, str]) -> str:
+    """What a function's summary line says of its failing tests, cause first: the catalogued mistake named, else
+    float32 rounding, else the failing check's own advice (its hint); then the first failure's evidence. Each part
+    whole, cut only at a word."""
+    named = next((titles[m] for t in failed for m in t.diagnoses if m in titles), None)
+    first = failed[0]
+    evidence = _first_line(first.message.replace(first.hint, "") if first.hint else first.message, 160).rstrip(". ")
+    if named:
+        return f"most likely: {named.rstrip('.')}; first failure: {evidence}"
+    if any(FLOAT32_HINT_START in t.message for t in failed):
+        return f"most likely {FLOAT32_CAUSE}; first failure: {evidence}"
+    if first.hint.strip():
+        return f"likely cause: {bound_line(_sentence(first.hint), 200).rstrip('.')}; first failure: {evidence}"
+    return f"first failure: {evidence}"
+
+
+FLOAT32_HINT_START = "differs by the size of float32 rounding"  # checks.FLOAT32_HINT's words
+
+
+def _sentence(text: str) -> str:
+    """The first sentence of ``text`` (a hint's advice), whole."""
+    text = " ".join(text.split())
+    end = next((i for i in range(len(text) - 1) if text[i] in ".!?" and text[i + 1] == " "), len(text))
+    return text[: end + 1]
 
 
 def _names(names: list[str]) -> str:
