@@ -24,6 +24,7 @@ PRINTED = "Your code printed:\n"
 # A failed test that ran other functions of the file whose own tests fail (TestRecord.uses): where to look first.
 ALSO_RUNS = "(This test also runs your {names}, which fail{s} tests of {own} own: the cause may be there.)"
 SAME_AS = "(The same likely mistake{s} as in \u201c{name}\u201d above, explained there.)"
+SEE_ABOVE = "(As in \u201c{name}\u201d above.)"  # a hedge or advice paragraph said whole in an earlier test
 MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
 OUTPUT_LIMIT_PER_TEST = 4000
 OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
@@ -93,6 +94,7 @@ def feedback_texts(record: GradingRecord) -> list[str]:
     failing = _failing_functions(record.tests)
     limit = _share(record, failing)
     first: dict[str, tuple[str, int]] = {}  # explanation -> (the test that shows it whole, how soon it is seen)
+    said: dict[str, tuple[str, int]] = {}  # a hedge or advice paragraph -> likewise
     texts = []
     for t in record.tests:
         seen_here = OPEN.get(t.visibility, 3)
@@ -101,13 +103,18 @@ def feedback_texts(record: GradingRecord) -> list[str]:
         middle = []
         if diagnosis and t.diagnosis in ("named", "together") and pointed:
             middle.append(SAME_AS.format(name=first[diagnosis][0], s="s" if t.diagnosis == "together" else ""))
-        elif diagnosis:
-            middle.append(diagnosis)
+        elif diagnosis:  # an explanation is pointed to only where read whole (above); a hedge is short, always whole
+            middle.append(diagnosis if t.diagnosis in ("named", "together") else _once(diagnosis, said, t.name, seen_here))
         others = suspects(t, failing) if t.diagnosis not in ("named", "together") else []
         if others:
             one = len(others) == 1
-            middle.append(ALSO_RUNS.format(names=_names(others), s="s" if one else "", own="its" if one else "their"))
+            also = ALSO_RUNS.format(names=_names(others), s="s" if one else "", own="its" if one else "their")
+            middle.append(_once(also, said, t.name, seen_here))
         message = message_text(t, record.named)
+        if t.hint and message.endswith(t.hint) and _once(t.hint, said, t.name, seen_here) != t.hint:
+            message = message[: -len(t.hint)].rstrip() + " " + SEE_ABOVE.format(name=said[t.hint][0])
+        if pointed and t.diagnosis in ("named", "together"):  # its evidence in one line: the mistake is explained above
+            message = _first_line(message, 160)
         if message and middle:  # the check's words give way to the diagnosis, down to a third of the share
             message = cut(message, max(limit // 3, limit - len("\n\n".join(middle)) - 2))
         text = "\n\n".join(([message] if message else []) + middle)
@@ -122,6 +129,17 @@ def feedback_texts(record: GradingRecord) -> list[str]:
             first[diagnosis] = (t.name, seen_here)  # pointed back to only where it is read whole
         texts.append(text)
     return texts
+
+
+def _once(paragraph: str, said: dict[str, tuple[str, int]], name: str, seen_here: int) -> str:
+    """``paragraph``, or a pointer to the earlier test that says it whole and is read at least as soon (a long
+    hedge or advice repeated on every case of a function makes a page unreadable)."""
+    if len(paragraph) < MIN_REPEATED:
+        return paragraph
+    if paragraph in said and said[paragraph][1] >= seen_here:
+        return SEE_ABOVE.format(name=said[paragraph][0])
+    said.setdefault(paragraph, (name, seen_here))
+    return paragraph
 
 
 def _share(record: GradingRecord, failing: dict[str, bool]) -> int:
