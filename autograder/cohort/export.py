@@ -52,18 +52,26 @@ def _read_export_metadata(folder: Path) -> dict:
         raise BatchError(f"{path} is not readable YAML ({exc}); re-download the Gradescope export.") from None
     if not isinstance(data, dict):
         raise BatchError(f"{path} does not look like a Gradescope export's metadata")
-    for key, info in data.items():  # each key names a folder beside the metadata, its results file and its pages
+    for key in data:  # each key names a folder beside the metadata, its results file and its pages
         if not isinstance(key, str) or not _FOLDER_NAME.fullmatch(key) or key in (".", ".."):
             raise BatchError(
                 f"{path}: {key!r} is not the name of a submission's folder (Gradescope's are submission_<number>); "
                 "re-download the export, or grade a plain folder of files instead."
             )
-        submitters = _submitters(info) if isinstance(info, dict) else None
-        if (info is not None and not isinstance(info, dict)) or not isinstance(submitters, (list, type(None))):
-            raise BatchError(
-                f"{path}: the entry of {key} is not an export's (a table with a list of :submitters); re-download the export."
-            )
     return data
+
+
+def _malformed(info: object) -> bool:
+    """Whether a submission's entry is not an export's (a table with a list of :submitters): that submission is
+    still graded, flagged on its own row; one student's entry never costs the class its grades."""
+    submitters = _submitters(info) if isinstance(info, dict) else None
+    return (info is not None and not isinstance(info, dict)) or not isinstance(submitters, (list, type(None)))
+
+
+MALFORMED = (
+    "its entry in submission_metadata.yml is not an export's (no list of :submitters), so its student's name is "
+    "not known here: graded all the same; re-download the export, or enter the grade by hand"
+)
 
 
 def _submitters(info: dict) -> object:
@@ -105,7 +113,8 @@ def find_submissions(folder: Path) -> list[Submission]:
         if linked:  # an export's folders are folders: a link would grade (and copy into a worker) what it points to
             raise BatchError(f"{folder}: {linked[0]} is a link, not a submission's folder; re-download the export.")
         for key, info in sorted(meta.items()):
-            info = info if isinstance(info, dict) else {}
+            broken = _malformed(info)
+            info = info if isinstance(info, dict) and not broken else {}
             submitters = [p for p in _submitters(info) or [{}] if isinstance(p, dict)]
             names = ", ".join(_field(s, "name") for s in submitters if _field(s, "name"))
             subs.append(
@@ -117,7 +126,8 @@ def find_submissions(folder: Path) -> list[Submission]:
                     email=";".join(_field(s, "email") for s in submitters if _field(s, "email")),
                     created_at=_field(info, "created_at"),
                     submitters=[{k: _field(p, k) for k in ("name", "sid", "email")} for p in submitters],
-                    notes=[] if (folder / key).exists() else ["listed in submission_metadata.yml but its folder is missing"],
+                    notes=([] if (folder / key).exists() else ["listed in submission_metadata.yml but its folder is missing"])
+                    + ([MALFORMED] if broken else []),
                 )
             )
         return subs

@@ -37,9 +37,14 @@ def test_a_metadata_key_that_is_not_a_folder_name_is_refused(tmp_path, key):
         "submission_1:\n  :submitters: null\n  submitters: 5\n",
     ],
 )
-def test_a_malformed_entry_is_a_clear_error(tmp_path, text):
-    with pytest.raises(BatchError, match="is not an export's"):
-        find_submissions(_export(tmp_path / "export", text))
+def test_a_malformed_entry_is_flagged_on_its_own_row_and_still_graded(tmp_path, text):
+    """One student's broken entry never costs the class its grades (issue 48): it is graded, nameless, with a note."""
+    text += "submission_2:\n  :submitters:\n  - :name: Ann\n    :sid: '1'\n"
+    folder = _export(tmp_path / "export", text)
+    (folder / "submission_2").mkdir(exist_ok=True)
+    broken, fine = find_submissions(folder)
+    assert broken.sid == "submission_1" and broken.name == "" and any("is not an export's" in n for n in broken.notes)
+    assert fine.name == "Ann" and not fine.notes
 
 
 def test_odd_submitters_and_bytes_are_read_or_refused_with_a_message(tmp_path):
