@@ -4,6 +4,10 @@ Your causal_mask returns float scores to ADD (the convention of nn.Transformer.g
 This course's masks are boolean, True = blocked, and attention fills the blocked scores with -inf itself:
 return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1).
 """
-CAUGHT_BY = ["hidden/test_masks.py::test_causal_mask"]
+CAUGHT_BY = [
+    "hidden/test_masks.py::test_causal_mask",
+    "public/test_attention_public.py::test_causal_mask_4",
+    "hidden/test_masks.py::test_future_independence",
+]
 PATCH = [('return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)\n',
   'return torch.full((n, n), float("-inf")).triu(diagonal=1)\n')]

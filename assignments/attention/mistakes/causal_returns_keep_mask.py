@@ -8,6 +8,7 @@ diagonal and the past are False: torch.triu(torch.ones(n, n, dtype=torch.bool), 
 CAUGHT_BY = [
     "hidden/test_masks.py::test_causal_mask",
     "public/test_attention_public.py::test_causal_mask_4",
+    "hidden/test_masks.py::test_future_independence",
 ]
 PATCH = [('return torch.ones(n, n, dtype=torch.bool).triu(diagonal=1)\n',
   'return torch.ones(n, n, dtype=torch.bool).tril()\n')]

@@ -7,6 +7,7 @@ torch.arange(n)[None, :] >= lengths[:, None].
 CAUGHT_BY = [
     "hidden/test_masks.py::test_padding_mask",
     "public/test_attention_public.py::test_padding_mask_example",
+    "hidden/test_masks.py::test_padding_and_causal",
 ]
 PATCH = [('positions = torch.arange(n, device=lengths.device)\nreturn positions[None, :] >= lengths[:, None]\n',
   'return torch.arange(n)[None, :] < lengths[:, None]\n')]
