@@ -28,9 +28,9 @@ from conftest import KIT, once_per_run, reference_source, validate_results
 from test_attacks import GRADER_MB, run_watched
 
 from autograder.config import load_assignment
+from autograder.context import call_that_produced, per_test
 from autograder.grading import seam
 from autograder.grading.seam import ANSWER_BYTES_PER_TEST
-from autograder.context import call_that_produced, per_test
 from autograder.release import gradescope_sim
 from autograder.release.zips import autograder_files, make_zip
 from autograder.sandbox import running_as_root
@@ -44,39 +44,11 @@ pytestmark = [
 ATTACKED = "hidden/test_cache.py::test_cache_never_changes_earlier_entries"
 PAD = """
 
-# Every answer that reads the cache's keys or values carries 32 MB more: a 4M-entry float64 tensor, 43 MB
-# of base64 (under the 48 MB an answer may hold), made once and written straight into the answer pipe by
-# the worker's own wire functions, patched (the student's code owns its process; its encoder would need
-# four copies of it). The test clones ten such answers before its first check.
-import base64 as _b64, json as _json, struct as _struct, sys as _sys
-
-_DATA = b'"' + _b64.b64encode(torch.zeros(4 * 2**20, dtype=torch.float64).numpy().tobytes()) + b'"'
-_MARK = b'"@PAD@"'
-_PAD = object()
-_wire = next(m for n, m in list(_sys.modules.items()) if n.endswith(".wire") and hasattr(m, "write_message"))
-_encode, _write = _wire.encode, _wire.write_message
-
-
-def _encode_padded(value, make_ref=None, _depth=0):
-    if value is _PAD:
-        return {"__tensor__": "float64", "shape": [4 * 2**20], "data": "@PAD@"}
-    return _encode(value, make_ref, _depth)
-
-
-def _write_padded(stream, message):
-    body = _json.dumps(message, allow_nan=False).encode()
-    pieces = body.split(_MARK)
-    if len(pieces) == 1:
-        return _write(stream, message)
-    stream.write(_struct.pack("<Q", len(body) + (len(pieces) - 1) * (len(_DATA) - len(_MARK))))
-    for i, piece in enumerate(pieces):
-        if i:
-            stream.write(_DATA)
-        stream.write(piece)
-    stream.flush()
-
-
-_wire.encode, _wire.write_message = _encode_padded, _write_padded
+# Every answer that reads the cache's keys or values carries 32 MB more: a 4M-entry float64 tensor, made once
+# (under the 48 MB an answer may hold). The worker's encoder writes a tensor's own bytes into the answer pipe
+# (wire.frame: no copy, no base64), so the padding needs nothing more than the tensor. The test clones ten
+# such answers before its first check.
+_PAD = torch.zeros(4 * 2**20, dtype=torch.float64)
 
 
 class KVCache(KVCache):

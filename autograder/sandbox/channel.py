@@ -5,17 +5,19 @@ shrinks its pipe, cannot block the grader); answers are read one at a time,
 only while a request is outstanding, so an unrequested flood stays in the
 worker's pipe instead of the grader's memory; an answer not carrying the request's id is dropped, and too many of those, an
 answer larger than ``MAX_ANSWER_BYTES``, or any malformed answer, is a :class:`ChannelViolation`: the student's code interfered with the
-grader's channel. Only validated, plain answers leave this module.
+grader's channel. Only validated, plain answers leave this module. Messages are :mod:`..worker.wire` frames: a JSON header, then its
+tensors' raw bytes, whose total the header declares, so an answer is sized whole before its payload is read.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import struct
 import time
 from typing import Callable
+
+from ..worker import wire
 
 MAX_REQUEST_BYTES = 64 * 1024 * 1024
 MAX_ANSWER_BYTES = 48 * 1024 * 1024  # the largest honest answer (float64 weights of a 256-token batch) is a few MB
@@ -71,10 +73,15 @@ class Channel:
         """Send one request; returns its id. Raises ChannelTimeout / ChannelClosed."""
         request_id = self.next_id
         self.next_id += 1
-        body = json.dumps({**message, "id": request_id}, allow_nan=False).encode()
-        if len(body) > MAX_REQUEST_BYTES:
-            raise ValueError(f"request of {len(body)} bytes is larger than the grader allows")
-        data = memoryview(struct.pack("<Q", len(body)) + body)
+        pieces = wire.frame({**message, "id": request_id})
+        size = sum(len(piece) for piece in pieces) - 8
+        if size > MAX_REQUEST_BYTES:
+            raise ValueError(f"request of {size} bytes is larger than the grader allows")
+        for piece in pieces:
+            self._write(memoryview(piece), deadline, watch)
+        return request_id
+
+    def _write(self, data: memoryview, deadline: float, watch: Callable[[], None]) -> None:
         while data:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -90,7 +97,6 @@ class Channel:
             except (BrokenPipeError, OSError):
                 raise ChannelClosed() from None
             data = data[written:]
-        return request_id
 
     # -- reading -----------------------------------------------------------------
     def _read(self, n: int, deadline: float, watch: Callable[[], None]) -> bytearray:
@@ -123,7 +129,12 @@ class Channel:
             (size,) = struct.unpack("<Q", self._read(8, deadline, watch))
             if size > MAX_ANSWER_BYTES:
                 raise ChannelViolation(f"an answer of {size} bytes (the limit is {MAX_ANSWER_BYTES // 2**20} MB)")
-            answer = parse_answer(self._read(size, deadline, watch))
+            answer, blobs = parse_answer(self._read(size, deadline, watch))
+            total = size + wire.payload_size(blobs)  # the header's ranges, checked in order: sized before one byte is read
+            if total > MAX_ANSWER_BYTES:
+                raise ChannelViolation(f"an answer of {total} bytes (the limit is {MAX_ANSWER_BYTES // 2**20} MB)")
+            if blobs:  # read even for an answer that is dropped: the next frame starts after it
+                wire.attach(blobs, self._read(total - size, deadline, watch))
             if isinstance(answer, dict) and answer.get("id") == request_id:
                 return validate_answer(answer)
             self.dropped += 1
@@ -131,21 +142,22 @@ class Channel:
                 raise ChannelViolation(f"more than {MAX_DROPPED} answers nobody asked for")
 
 
-def parse_answer(body: bytes | bytearray):
-    """``json.loads`` of an answer whose structure was first counted on its bytes: more lists and
-    dicts, or more values, than any honest answer holds is refused before anything is built.
-    (Brackets and commas inside strings count too: an over-estimate, never an under-estimate.)"""
-    containers = body.count(b"[") + body.count(b"{")
-    values = containers + body.count(b",") + body.count(b":")
+def parse_answer(header: bytes | bytearray) -> tuple[object, list[wire.Blob]]:
+    """The message in an answer's header, with its blobs (``wire.parse_header``), whose structure was first
+    counted on its bytes: more lists and dicts, or more values, than any honest answer holds is refused
+    before anything is built. (Brackets and commas inside strings count too: an over-estimate, never an
+    under-estimate.)"""
+    containers = header.count(b"[") + header.count(b"{")
+    values = containers + header.count(b",") + header.count(b":")
     if containers > MAX_ANSWER_CONTAINERS or values > MAX_ANSWER_VALUES:
         raise ChannelViolation(
             f"an answer of {max(values, containers):,} values, more than the grader reads "
             f"({MAX_ANSWER_VALUES:,} values, {MAX_ANSWER_CONTAINERS:,} lists or dicts; return a tensor, not a long list)"
         )
     try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
-        raise ChannelViolation("an answer that is not valid JSON") from None
+        return wire.parse_header(header)
+    except wire.WireError as exc:
+        raise ChannelViolation(f"an answer that is not a valid message ({exc})") from None
 
 
 def _text(value, limit: int) -> str:
