@@ -12,5 +12,9 @@ CAUGHT_BY = [
     "hidden/test_mha_forward.py::test_masks_match_torch",
     "hidden/test_mha_grad.py::test_gradients_match_torch",
     "public/test_multihead_public.py::test_merge_heads",
+    "public/test_multihead_public.py::test_matches_torch_small",
+    "hidden/test_mha_forward.py::test_float32",
+    "hidden/test_mha_forward.py::test_fully_blocked_rows",
+    "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
 ]
 PATCH = [('return x.transpose(1, 2).reshape(B, T, h * d_h)\n', 'return x.reshape(B, T, h * d_h)\n')]

@@ -14,6 +14,10 @@ CAUGHT_BY = [
     "hidden/test_mha_grad.py::test_gradients_match_torch",
     "public/test_multihead_public.py::test_parameter_count_table",
     "public/test_multihead_public.py::test_matches_torch_small",
+    "hidden/test_mha_forward.py::test_float32",
+    "hidden/test_mha_forward.py::test_fully_blocked_rows",
+    "hidden/test_mha_grad.py::test_gradients_reach_every_parameter",
+    "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
 ]
 PATCH = [('super().__init__()\n', 'nn.Module.__init__(self)\n'),
  ('self.d_model = d_model\n'

@@ -7,6 +7,8 @@ Your even columns hold the cosine and the odd ones the sine.
 CAUGHT_BY = [
     "hidden/test_positions.py::test_matches_formula",
     "public/test_multihead_public.py::test_sinusoidal_positions_small",
+    "hidden/test_positions.py::test_rows_distinct",
+    "hidden/test_order.py::test_positions_break_equivariance",
 ]
 PATCH = [('raise ValueError(f"d_model must be even to pair sines with cosines, got {d_model}")\n',
   'raise ValueError(f"d_model must be even, got {d_model}")\n'),

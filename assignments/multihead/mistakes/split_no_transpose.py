@@ -13,6 +13,11 @@ CAUGHT_BY = [
     "hidden/test_mha_forward.py::test_masks_match_torch",
     "hidden/test_order.py::test_self_attention_is_permutation_equivariant",
     "public/test_multihead_public.py::test_split_heads",
+    "public/test_multihead_public.py::test_matches_torch_small",
+    "hidden/test_heads.py::test_split_heads_value_error",
+    "hidden/test_mha_forward.py::test_float32",
+    "hidden/test_mha_forward.py::test_fully_blocked_rows",
+    "hidden/test_mha_grad.py::test_gradients_match_torch",
 ]
 PATCH = [('d_h = d // n_heads\nreturn x.reshape(B, T, n_heads, d_h).transpose(1, 2)\n',
   'return x.reshape(B, n_heads, T, d // n_heads)\n')]
