@@ -112,10 +112,10 @@ class RemoteObject:
 
 
 # What the answers of one test may take in the grader, all together (wire.Room: decoded data): an answer
-# may be up to MAX_ANSWER_BYTES (36 MB of tensor data in base64), but a test may ask for many, and what it
-# keeps of them is the grader's memory. The grader (about 220 MB, its worker template 170 to 280 MB more),
-# this, and one more answer being read (about 130 MB while its JSON is parsed) stay under 600 MB; the
-# references' tests take at most 1 MB each (multihead; most under 0.2 MB).
+# may be up to MAX_ANSWER_BYTES (48 MB of raw tensor bytes after a small JSON header: worker/wire.py), but a
+# test may ask for many, and what it keeps of them is the grader's memory. The grader (about 220 MB, its worker
+# template 170 to 280 MB more), this, and one more answer being read (at most its 48 MB payload and its 48 MB
+# decoded copy) stay under 600 MB; the references' tests take at most 1 MB each (multihead; most under 0.2 MB).
 ANSWER_BYTES_PER_TEST = 64 * 2**20
 
 # How many crashes of the student's code (the worker died while answering: os._exit, a segfault, a signal)
