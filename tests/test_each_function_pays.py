@@ -1,21 +1,26 @@
 """Issue 50: each function pays for its own mistakes, and the contract is graded whole.
 
-Each case is a student's file graded through the grader (in this process, on the tests that case is about):
+Each case is a student's file graded through the grader's CLI (a process of its own, as the release grades its
+catalogue: two assignments' hidden test_train.py cannot share one process), on the tests that case is about:
 
 * train's best epoch is judged on the loop's own validation losses: correct checkpointing with another
   trajectory (SGD as in a tutorial, Adam) keeps its 8 points; its trajectory is charged once, by
   test_full_batch_history; a loop that keeps the last weights still loses them.
+* train's shuffle (tests/test_train_shuffle.py).
+* seq2seq's train_copy with one Adam per group of the contract's modules (PyTorch's translation tutorial) is
+  graded on a model that has those modules; where the grader's own model fails, the feedback says what it is.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import KIT, reference_source, write_submission
+from conftest import KIT, reference_source, validate_results
 
 from autograder.config import load_assignment
-from autograder.grading.grade import grade_submission
+from autograder.release.catalogue_grading import grade_sources
+
+# Gradings through the CLI (about 10 s each, cached beside the release's): `make proofs`, kept out of `make test`.
+pytestmark = pytest.mark.proof
 
 
 def _replace(source: str, old: str, new: str) -> str:
@@ -23,13 +28,18 @@ def _replace(source: str, old: str, new: str) -> str:
     return source.replace(old, new)
 
 
-def _points(assignment: str, source: str, tests: list[str], folder: Path) -> dict[str, tuple[float, float]]:
-    """Grade ``source`` on ``tests`` (keys of assignment.toml's [points]): test key -> (score, max), cases summed."""
-    config = load_assignment(assignment, KIT)
-    path = write_submission(folder, assignment, source)
-    document = grade_submission(config, path, only=tests).document
+def graded(assignment: str, source: str, tests: list[str]) -> dict:
+    """``source`` graded on ``tests`` (keys of assignment.toml's [points]) through the CLI: its results.json."""
+    document = grade_sources(load_assignment(assignment, KIT), {"case": source}, jobs_n=1, only={"case": tests})["case"]
+    assert document["_exit_code"] == 0, document
+    validate_results({k: v for k, v in document.items() if k != "_exit_code"})
+    return document
+
+
+def _points(assignment: str, source: str, tests: list[str]) -> dict[str, tuple[float, float]]:
+    """test key -> (score, max score), parametrized cases summed."""
     out: dict[str, tuple[float, float]] = {}
-    for test in document["tests"]:
+    for test in graded(assignment, source, tests)["tests"]:
         key = test["extra_data"]["test"]
         score, most = out.get(key, (0.0, 0.0))
         out[key] = (score + test["score"], most + test["max_score"])
@@ -42,13 +52,44 @@ HISTORY = "hidden/test_train.py::test_full_batch_history"
 
 
 @pytest.mark.parametrize("optimiser", ["SGD", "Adam"])
-def test_train_best_epoch_is_judged_on_the_loops_own_history(optimiser, tmp_path):
+def test_train_best_epoch_is_judged_on_the_loops_own_history(optimiser):
     source = _replace(
         reference_source("transformer"), TRANSFORMER_OPTIMISER, f"optimizer = torch.optim.{optimiser}(model.parameters(), lr=lr)"
     )
-    points = _points("transformer", source, [BEST, HISTORY], tmp_path / "own")
+    points = _points("transformer", source, [BEST, HISTORY])
     assert points[BEST] == (8, 8), points  # the right checkpoint of its own trajectory
     assert points[HISTORY][0] == 0, points  # the trajectory pays once, where it is judged
     forgot = _replace(source, "model.load_state_dict(best_state)", "pass")  # never restores the best weights
-    points = _points("transformer", forgot, [BEST], tmp_path / "forgot")
+    points = _points("transformer", forgot, [BEST])
     assert points[BEST] == (0, 8), points
+
+
+FOLLOWS = "hidden/test_train.py::test_train_copy_follows_reference"
+ONE_ADAM = "    optimizer = torch.optim.Adam(model.parameters(), lr=lr)\n"
+
+
+def _tutorial_train_copy(decoder=("cell", "out")) -> str:
+    """seq2seq's reference with train_copy as the translation tutorial writes it: one Adam per group of modules."""
+
+    def adam(name: str, modules) -> str:
+        return f"    {name} = torch.optim.Adam([p for m in ({', '.join(f'model.{m}' for m in modules)},) for p in m.parameters()], lr=lr)\n"
+
+    source = _replace(
+        reference_source("seq2seq"), ONE_ADAM, adam("encoder_optimizer", ("emb", "encoder")) + adam("decoder_optimizer", decoder)
+    )
+    for call in ("zero_grad", "step"):
+        source = _replace(
+            source, f"        optimizer.{call}()\n", f"        encoder_optimizer.{call}()\n        decoder_optimizer.{call}()\n"
+        )
+    return source
+
+
+def test_train_copy_with_an_adam_per_module_group_trains_the_graders_model_too():
+    points = _points("seq2seq", _tutorial_train_copy(), [FOLLOWS])
+    assert points[FOLLOWS] == (14, 14), points  # the CopyProbe case (7) has the modules too
+    # A module the contract does not name: the grader's own model says what it is, in words.
+    document = graded("seq2seq", _tutorial_train_copy(("cell", "out", "attention")), [FOLLOWS])
+    probe = next(t for t in document["tests"] if "[CopyProbe]" in t["name"])
+    assert probe["score"] == 0 and "has no attribute 'attention'" in probe["output"], probe["output"]
+    assert "CopyProbe, the grader's own stand-in model, not your AttnSeq2Seq" in probe["output"], probe["output"]
+    assert "modules emb, encoder, cell and out" in probe["output"], probe["output"]

@@ -13,14 +13,30 @@ from support_seq2seq import (
     student_probe,
 )
 
-from autograder.checks import expect_close, expect_true
+from autograder.checks import Feedback, expect_close, expect_true
 
 pytestmark = pytest.mark.grades("train_copy")  # the function these tests grade (summary, dashboard, pytest -m)
 
-# CopyProbe: a tiny model from worker_helpers.py, so train_copy is checked even if
-# AttnSeq2Seq is wrong. AttnSeq2Seq: the student's own model. The init scales (4 and 3)
-# make the gradient norms about 5 and 1.5 in these steps, so clipping at 1.0 changes the updates.
+# CopyProbe: the grader's own model from worker_helpers.py, with the contract's modules (emb, encoder, cell, out)
+# and a simpler forward, so train_copy is checked even if AttnSeq2Seq is wrong, and a train_copy that builds its
+# optimisers over those modules trains it as it trains AttnSeq2Seq. AttnSeq2Seq: the student's own model. The
+# init scales (4 and 3) make the gradient norms about 2 and 1.5 in these steps, so clipping at 1.0 changes the updates.
 MODELS = ["CopyProbe", "AttnSeq2Seq"]
+# What the student reads where the CopyProbe case fails: a model they did not write, said in words.
+PROBE = (
+    "(This case trains CopyProbe, the grader's own stand-in model, not your AttnSeq2Seq: it has the contract's "
+    "modules emb, encoder, cell and out, and model(src, tgt_in) returns logits (B, T, 12), but its forward is "
+    "simpler and it has no step, generate or attend. train_copy may rely on model(src, tgt_in), "
+    "model.parameters() and those four modules, nothing else, and works the same on any such model.)"
+)
+
+
+def _about_the_probe(exc: Feedback) -> None:
+    """PROBE after the words of ``exc`` (raised in the CopyProbe case), as the end of the test's advice (its hint)."""
+    message = f"{exc.args[0]}\n{PROBE}" if exc.args else PROBE
+    if message.endswith(f"{exc.hint}\n{PROBE}"):  # the advice stays the message's last sentences
+        exc.hint = f"{exc.hint}\n{PROBE}".strip()
+    exc.args = (message, *exc.args[1:])
 STEPS, BATCH, LENGTH, LR = 6, 16, 5, 0.01  # a non-default lr, so an ignored lr argument shows
 
 
@@ -39,8 +55,18 @@ def _pair(student, reference, seed, which):
 def test_train_copy_follows_reference(student, reference, seed, which):
     """train_copy: a short run gives the reference's losses and weights, step for step (float64)"""
     ref, model, sd = _pair(student, reference, seed, which)
-    got = student.train_copy(model, LENGTH, steps=STEPS, batch_size=BATCH, lr=LR, seed=seed)
     want = reference.train_copy(ref, LENGTH, steps=STEPS, batch_size=BATCH, lr=LR, seed=seed)
+    try:
+        _follows_reference(student, model, ref, want, seed, which)
+    except Feedback as exc:
+        if which == "CopyProbe":
+            _about_the_probe(exc)
+        raise
+
+
+def _follows_reference(student, model, ref, want, seed, which):
+    """The checks of test_train_copy_follows_reference, on ``model`` (the student's side) and ``ref``."""
+    got = student.train_copy(model, LENGTH, steps=STEPS, batch_size=BATCH, lr=LR, seed=seed)
     where = f"train_copy({which} model in float64, length={LENGTH}, steps={STEPS}, batch_size={BATCH}, lr={LR})"
     expect_true(
         isinstance(got, (list, tuple)) and len(got) == STEPS,
@@ -66,7 +92,7 @@ def test_train_copy_follows_reference(student, reference, seed, which):
     if which == "AttnSeq2Seq":
         hint += (" This case trains your own AttnSeq2Seq: a float32 tensor or constant in its forward (a zeros "
                  "buffer for the outputs, say) also shows here, as a drift that grows step by step. The CopyProbe "
-                 "case (the kit's own model) checks train_copy alone.")
+                 "case (the grader's own model) checks train_copy alone.")
     # 2e-7: float64 model and data. The same loop differs from the reference by ~1e-15 per step, but
     # the contract allows clipping by hand, g * max_norm / ||g||, without clip_grad_norm_'s 1e-6 on
     # the norm: measured over 12 seeds x both models, its losses differ by up to 1.7e-8 (its weights
