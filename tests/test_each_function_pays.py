@@ -9,6 +9,8 @@ catalogue: two assignments' hidden test_train.py cannot share one process), on t
 * train's shuffle (tests/test_train_shuffle.py).
 * seq2seq's train_copy with one Adam per group of the contract's modules (PyTorch's translation tutorial) is
   graded on a model that has those modules; where the grader's own model fails, the feedback says what it is.
+* the summary by function: "fix X first" never goes in a circle (decoding's forward and KVCache, each wrong),
+  and a function missing from the file is named as missing, not its written callers as "not implemented yet".
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import pytest
 from conftest import KIT, reference_source, validate_results
 
+from autograder.catalogue import combined_source, read_catalogue
 from autograder.config import load_assignment
 from autograder.release.catalogue_grading import grade_sources
 
@@ -93,3 +96,35 @@ def test_train_copy_with_an_adam_per_module_group_trains_the_graders_model_too()
     assert probe["score"] == 0 and "has no attribute 'attention'" in probe["output"], probe["output"]
     assert "CopyProbe, the grader's own stand-in model, not your AttnSeq2Seq" in probe["output"], probe["output"]
     assert "modules emb, encoder, cell and out" in probe["output"], probe["output"]
+
+
+def _summary_line(document: dict, function: str) -> str:
+    return next(line for line in document["output"].splitlines() if line.startswith(f"- {function}:"))
+
+
+def test_the_summary_never_sends_the_student_round_in_a_circle():
+    decoding = load_assignment("decoding", KIT)
+    wrong = [e for e in read_catalogue(decoding, "mistake") if e.name in ("cache_writes_at_zero", "positions_restart_at_zero")]
+    tests = [
+        "hidden/test_cache.py::test_cache_update_appends",  # KVCache alone
+        "hidden/test_cache.py::test_cache_never_changes_earlier_entries",  # KVCache, through forward
+        "hidden/test_cache.py::test_cached_forward_equals_recompute",  # forward, through KVCache
+    ]
+    document = graded("decoding", combined_source(decoding, wrong), tests)
+    forward, cache = _summary_line(document, "forward"), _summary_line(document, "KVCache")
+    assert "`KVCache`" in forward and "fix it first" in forward, document["output"]
+    assert "fix " not in cache, document["output"]  # it said: fix `forward` first
+
+
+def test_a_missing_function_is_named_in_the_summary_not_its_written_callers():
+    source = reference_source("transformer")
+    start = source.index("def sinusoidal_positions(")
+    source = source[:start] + source[source.index("# ----", start) :]  # the pasted function forgotten
+    document = graded("transformer", source, [k for k in load_assignment("transformer", KIT).points if k.startswith("public/")])
+    assert _summary_line(document, "sinusoidal_positions").startswith(
+        "- sinusoidal_positions: missing: your file does not define it"
+    ), document["output"]
+    for caller in ("TinyCausalLM", "lm_loss", "train"):
+        line = _summary_line(document, caller)
+        assert "which your file does not define" in line and "not implemented yet" not in line, line
+        assert "fix it first" not in line, line

@@ -10,6 +10,7 @@ is what a student reads first. Nothing here reads text back: every part comes fr
 from __future__ import annotations
 
 from .record import GradingRecord, NamedMistake, TestRecord
+from .summary_causes import fix_first, stop_words, stops, unwritten_lines
 from .text_limits import cut
 
 # What a failed test says of the catalogue (record.DIAGNOSIS), beside the check's own words.
@@ -212,10 +213,15 @@ def function_summary(
     by_function: dict[str, list[TestRecord]] = {}
     for t in tests:
         by_function.setdefault(t.function, []).append(t)
-    lines = []
     failing = _failing_functions(tests)
+    shown = {
+        f: [t for t in g if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
+        for f, g in by_function.items()
+    }
+    lines = unwritten_lines([t for g in shown.values() for t in g], set(by_function) | {f.split(".")[0] for f in by_function})
+    first = fix_first({f: {u for t in g for u in suspects(t, failing)} for f, g in shown.items()}, tests)
     for function, group in by_function.items():
-        line = _function_line(function, group, hidden_summary, titles, changes, failing)
+        line = _function_line(function, group, hidden_summary, titles, changes, failing, first.get(function, []))
         if line:
             lines.append(f"- {function}: {line}")
     if not lines:
@@ -253,7 +259,9 @@ def _function_line(
     titles: dict[str, str],
     changes: dict[str, set[str]],
     failing: dict[str, bool] | None = None,
+    first: list[str] | None = None,
 ) -> str:
+    """``first``: the other functions to fix first (summary_causes.fix_first: their own tests fail, never a circle)."""
     failing = failing or {}
     seen_now = [t for t in group if t.visibility == "visible"]
     later = [t for t in group if t.visibility != "visible"]
@@ -262,7 +270,10 @@ def _function_line(
     shown = [t for t in group if t.visibility == "visible" or hidden_summary in ("categories", "causes")]
     missing_tests = [t for t in group if t.status != "passed" and t.kind == "not-implemented"]
     missing = bool(missing_tests)
-    if missing:
+    elsewhere = stops(shown, function)  # the unwritten or missing functions its failing tests stopped in
+    if missing and all(t.unwritten and t.unwritten not in (function, function.split(".")[0]) for t in missing_tests):
+        parts.append(stop_words(elsewhere or stops(missing_tests, function)))
+    elif missing:
         unwritten = sorted({u for t in missing_tests if t in shown for u in suspects(t, failing) if failing[u]})
         parts.append(
             "not implemented yet" + (f" (or its tests run your {_names(unwritten)}, not written yet either)" if unwritten else "")
@@ -282,8 +293,10 @@ def _function_line(
     if upstream and not missing:
         verb = "is" if len(upstream) == 1 else "are"
         parts.append(f"fails because {_names(upstream)} {verb} wrong")
+    elif elsewhere and not missing:
+        parts.append(stop_words(elsewhere))
     elif not missing and not all(t.status == "passed" for t in group):
-        others = sorted({u for t in shown for u in suspects(t, failing)})
+        others = first or []
         if others:
             parts.append(
                 f"its failing tests also run your {_names(others)}, which fail{'s' if len(others) == 1 else ''} "

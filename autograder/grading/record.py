@@ -49,6 +49,9 @@ class TestRecord:
     # the other graded functions of the file the test ran: those it fetched and those they call, by the grader's
     # own scan of the source (Student.names_used); a failure may come from one of them
     uses: list[str] = field(default_factory=list)
+    # a function of the contract the failure stopped in, not written yet (its NotImplementedError, kind
+    # "not-implemented") or missing from the file (a NameError): the worker's word, for the summary's wording only
+    unwritten: str = ""
 
     @property
     def diagnoses(self) -> list[str]:
@@ -105,6 +108,8 @@ class GradingRecord:
             extra["resembles"] = t.mistakes
         if t.uses:
             extra["uses"] = t.uses
+        if t.unwritten:
+            extra["unwritten"] = t.unwritten
         return extra
 
     @classmethod
@@ -131,6 +136,7 @@ class GradingRecord:
                     diagnosis=str(data.get("diagnosis") or ("named" if mistakes else "")),
                     mistakes=mistakes,
                     uses=[str(u) for u in data.get("uses") or [] if isinstance(u, str)][:64],
+                    unwritten=str(data.get("unwritten") or "")[:100],
                 )
             )
         named = {k: NamedMistake(**v) for k, v in (extra.get("named") or {}).items() if isinstance(v, dict)}

@@ -62,6 +62,8 @@ class ScoringPlugin:
         self._passed_bytes = 0  # the arguments of the passed cases kept (Diagnoser.keep_passed), LOOK_AGAIN_BYTES in all
         self._ran: dict[str, set[str] | None] = {}  # per test key, the file's names its cases ran (_names_run)
         self._reference = None
+        # the contract's functions (those the tests grade, those graded through others): what may be unwritten
+        self._contract = (assignment.graded_functions | set(assignment.untested)) - {""}
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{GRADES}(function): the function or class a test grades")
@@ -161,6 +163,8 @@ class ScoringPlugin:
             result.kind = exc.kind if isinstance(exc, Feedback) else "unreadable"
             result.message = self._failure_text(call.excinfo)
             result.hint = exc.hint if isinstance(exc, Feedback) and result.message.endswith(exc.hint) else ""
+            if getattr(exc, "stopped_in", "") in self._contract:  # what is unwritten, for the summary's words
+                result.unwritten = exc.stopped_in
             if self.diagnoser is not None and exc is not None:
                 self._defer(result, exc, item)
         elif report.skipped and report.when in ("setup", "call"):

@@ -28,7 +28,7 @@ from ..sandbox import Limits, Worker, WorkerDied, WorkerMemory, WorkerProtocol, 
 from ..sandbox.channel import MAX_ANSWER_BYTES
 from ..sandbox.clock import TimeLimit
 from ..worker import ops, wire
-from . import recipes
+from . import recipes, seam_messages
 from .bounded import Unreadable, grad_off, references, scan
 from .grad_scope import grad_off_in
 from .seam_messages import _failure_kind, _format_error, _import_failure, _raised_kind, _timeout_message, _worker_failure
@@ -329,7 +329,9 @@ class RemoteStudent:
         if "error" in answer:
             error = answer["error"]
             got = Outcome.raised(error.get("type", "Exception"), error.get("message", ""), error.get("classes", ()))
-            raise StudentCodeError(f"{label} raised " + _format_error(error), got=got, kind=_raised_kind(error))
+            failure = StudentCodeError(f"{label} raised " + _format_error(error), got=got, kind=_raised_kind(error))
+            failure.stopped_in = seam_messages.stopped_in(error)  # for the summary's words (scoring)
+            raise failure
         return self._decoded(answer["ok"], label, target, helper)
 
     def _decoded(self, data: Any, label: str, target: str, helper: bool) -> Any:

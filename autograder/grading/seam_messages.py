@@ -49,6 +49,18 @@ def _format_error(error: dict) -> str:
     return text
 
 
+_UNDEFINED, _FRAME = re.compile(r"name '([A-Za-z_]\w*)' is not defined"), re.compile(r"line \d+, in ([A-Za-z_]\w*):")
+
+
+def stopped_in(error: dict) -> str:
+    """The function of the file a failure stopped in: the one that raised NotImplementedError (the last frame),
+    or the name a NameError found undefined; "" otherwise. The worker's word, for the summary's wording only."""
+    where, kind = error.get("where") or [""], error.get("type")
+    found = _UNDEFINED.match(str(error.get("message", ""))) if kind == "NameError" else None
+    found = _FRAME.match(str(where[-1])) if kind == "NotImplementedError" else found
+    return found.group(1) if found else ""
+
+
 _KINDS = ((WorkerTimeout, "timeout"), (WorkerMemory, "memory"), (WorkerProtocol, "channel"))
 
 
