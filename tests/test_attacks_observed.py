@@ -11,14 +11,14 @@ from autograder.grading.grade import grade_submission
 VALUE_ERROR = "hidden/test_heads.py::test_split_heads_value_error"
 
 # raises where it must, and answers the valid call with anything at all: an all-True bool tensor of the right shape
-ANSWERS_ANYTHING = '''
+ANSWERS_ANYTHING = """
 
 def split_heads(x, n_heads):
     B, T, d = x.shape
     if d % n_heads:
         raise ValueError("d must be divisible by n_heads")
     return torch.ones(B, n_heads, T, d // n_heads, dtype=torch.bool)
-'''
+"""
 
 
 def _score(source: str, folder) -> float:
@@ -36,7 +36,7 @@ def test_a_validation_test_pays_only_with_the_valid_calls_values(tmp_path):
 NO_GRAD = "hidden/test_generate.py::test_generate_no_grad"
 
 # gradients stay on; the source only mentions no_grad (dead) and the process's own log is forged
-MENTIONS_NO_GRAD = '''
+MENTIONS_NO_GRAD = """
 
 torch.is_grad_enabled = lambda: False  # what the probe model's log reads
 
@@ -51,10 +51,10 @@ def generate(model, prompt, n_new):
         logits = model(tokens[:, -model.max_len:])
         tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True).to(tokens.dtype)], dim=1)
     return tokens
-'''
+"""
 
 # the same loop, gradients off by a decorator (another course's style): the evidence the grader reads
-DECORATED = '''
+DECORATED = """
 
 @torch.inference_mode()
 def generate(model, prompt, n_new):
@@ -64,7 +64,7 @@ def generate(model, prompt, n_new):
         logits = model(tokens[:, -model.max_len:])
         tokens = torch.cat([tokens, logits[:, -1].argmax(dim=-1, keepdim=True).to(tokens.dtype)], dim=1)
     return tokens
-'''
+"""
 
 
 def _transformer(source: str, folder) -> float:
@@ -78,3 +78,26 @@ def test_no_grad_pays_only_on_a_live_scope_the_grader_reads(tmp_path):
     decorated = _transformer(reference_source("transformer") + DECORATED, tmp_path / "decorated")
     attack = _transformer(reference_source("transformer") + MENTIONS_NO_GRAD, tmp_path / "attack")
     assert honest > 0 and decorated == honest and attack == 0, (honest, decorated, attack)
+
+
+def test_the_no_grad_evidence_reads_other_courses_styles():
+    """Correct code in any reasonable style keeps the point: a nested @torch.no_grad() function called in the loop
+    (nanoGPT's estimate_loss), set_grad_enabled(False) as a statement, an alias; a mention alone does not."""
+    from autograder.grading.grad_scope import grad_off_functions
+
+    styles = {
+        "nested": "import torch\ndef train(m):\n    @torch.no_grad()\n    def ev():\n        return m(1)\n    return ev()\n",
+        "statement": "import torch\ndef generate(m, x):\n    torch.set_grad_enabled(False)\n    y = m(x)\n    torch.set_grad_enabled(True)\n    return y\n",
+        "alias": "import torch as T\nfrom torch import inference_mode as im\ndef generate(m, x):\n    with im():\n        return m(x)\n",
+    }
+    for name, source in styles.items():
+        assert grad_off_functions(source), name
+    mentions = {
+        "uncalled nested": "import torch\ndef train(m):\n    @torch.no_grad()\n    def ev():\n        return m(1)\n    return 3\n",
+        "bare call": "import torch\ndef generate(m, x):\n    torch.no_grad()\n    return m(x)\n",
+        "dead block": "import torch\ndef generate(m, x):\n    if False:\n        with torch.no_grad():\n            m(x)\n    return m(x)\n",
+        "after return": "import torch\ndef generate(m, x):\n    return m(x)\n    with torch.no_grad():\n        m(x)\n",
+        "empty block": "import torch\ndef generate(m, x):\n    with torch.no_grad():\n        pass\n    return m(x)\n",
+    }
+    for name, source in mentions.items():
+        assert not grad_off_functions(source), name

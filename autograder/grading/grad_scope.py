@@ -93,13 +93,23 @@ def _holds_a_call(body: list[ast.stmt]) -> bool:
 def _grad_off(function: ast.FunctionDef | ast.AsyncFunctionDef, aliases: dict[str, str]) -> bool:
     if any(_switches_off(d, aliases) for d in function.decorator_list) and _holds_a_call(function.body):
         return True
-    for statement in _live_blocks(function.body):
+    live = list(_live_blocks(function.body))
+    for statement in live:
         if isinstance(statement, (ast.With, ast.AsyncWith)) and any(
             _switches_off(item.context_expr, aliases) for item in statement.items
         ):
             if _holds_a_call(statement.body):
                 return True
-    return False
+        # torch.set_grad_enabled(False) as a statement switches gradients off until switched back (a bare
+        # torch.no_grad() does nothing: it only makes a context manager)
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            if _dotted(statement.value.func, aliases) in SET_GRAD and _switches_off(statement.value, aliases):
+                if _holds_a_call(live[live.index(statement) + 1 :]):
+                    return True
+    # a function of its own that switches gradients off, called here (nanoGPT's @torch.no_grad() estimate_loss)
+    nested = {s.name for s in live if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and _grad_off(s, aliases)}
+    called = {n.func.id for s in live for n in ast.walk(s) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    return bool(nested & called)
 
 
 def grad_off_functions(source: str) -> list[str]:
