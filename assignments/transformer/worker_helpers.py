@@ -14,11 +14,12 @@ loop's behaviour visible:
   value: the tests compare the values the student's functions return with what
   the grader computes itself on a grader-side copy (or on the weights read back);
 * it records the mode, whether gradients were enabled and the input length of
-  every forward call, and whether the input was the watched (validation) set.
+  every forward call, and whether the input was the watched (validation) set;
+  after ``record_rows()``, also the rows themselves (the order a loop shuffles).
   That log is written inside the student's process, so it is the process's
-  word about itself, not evidence: only the two 1-point no_grad tests read it
-  (torch.no_grad() has no consequence on any returned value), and
-  assignment.toml says so.
+  word about itself, not evidence: it can only fail a test, never pay for one
+  (the two 1-point no_grad tests, and the shuffle test's orders; assignment.toml
+  says so).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class ProbeLM(nn.Module):
         keep = torch.arange(d_model) % 2 == 0                                     # fixed pattern, no RNG involved
         self.register_buffer("train_scale", torch.where(keep, 2.0, 0.0).to(f64), persistent=False)
         self.watched: torch.Tensor | None = None
+        self.rows_recorded = False
         self.calls: list[dict] = []
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -73,6 +75,7 @@ class ProbeLM(nn.Module):
             "rows": int(B),
             "length": int(T),
             "watched": self._is_watched(tokens),
+            **({"tokens": tokens.tolist()} if self.rows_recorded else {}),
         })
         return hidden @ self.head + self.bias                                     # (B, T, V)
 
@@ -87,6 +90,10 @@ class ProbeLM(nn.Module):
     def watch(self, tokens: torch.Tensor) -> None:
         """Flag later forward calls whose every row is a prefix of a row of ``tokens``."""
         self.watched = tokens.clone()
+
+    def record_rows(self) -> None:
+        """Also record the input rows of every later forward call (``tokens``: a list of rows of ints)."""
+        self.rows_recorded = True
 
     def call_log(self) -> list[dict]:
         """The recorded forward calls, oldest first."""

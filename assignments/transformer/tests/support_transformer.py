@@ -143,3 +143,39 @@ def expect_grad_off_in_source(student, name: str, what: str) -> None:
         got=found,  # what the diagnosis compares: a catalogued mistake's source read the same way
     )
 
+
+def got_state(probe) -> dict:
+    """The weights of a probe (or model) in the student's worker, read back as plain tensors."""
+    return {k: torch.as_tensor(v) for k, v in probe.state_dict().items()}
+
+
+# One full-batch epoch of a loop that trains moves the weights downhill: Adam's first step is about -lr * sign(g),
+# whose cosine with -g (g the gradient of the training loss at the initial weights) was 0.52 to 0.74 over 36 probes
+# and learning rates, for the reference and for every catalogued slip of the loop (an ignored lr, Adam for AdamW,
+# no clipping, no zero_grad, eval mode while training); weights that only moved (+0.01 each) gave -0.15 to 0.22.
+DOWNHILL_COS = 0.35
+
+
+def expect_a_loop_that_trains(student, reference, probe_args, seed, train_tokens, val_tokens, lr) -> None:
+    """A test of a property of the loop (reproducibility, eval mode, no_grad, shuffling, the checkpoint) pays only
+    for a loop that trains. The grader runs the student's loop for one full-batch epoch on
+    ``ProbeLM(*probe_args, seed=seed)`` and checks, on the weights read back, that the step went downhill
+    (DOWNHILL_COS). A made-up history beside weights that only moved earns nothing, whatever it reports."""
+    from autograder.checks import expect_true
+
+    probe, local = probe_pair(student, *probe_args, seed=seed)
+    student.train(probe, train_tokens, val_tokens, epochs=1, lr=lr, batch_size=len(train_tokens), seed=seed)
+    after = got_state(probe)
+    local.train()
+    reference.lm_loss(local, train_tokens).backward()  # the grader's own gradient at the initial weights
+    params = list(local.named_parameters())
+    step = torch.cat([(torch.as_tensor(after.get(k, p), dtype=torch.float64) - p.detach()).flatten() for k, p in params])
+    grad = torch.cat([p.grad.flatten() for _, p in params])
+    cos = float(-(step @ grad) / (step.norm() * grad.norm() + 1e-300))
+    expect_true(
+        cos > DOWNHILL_COS,
+        f"train(probe model, epochs=1, lr={lr}, batch_size={len(train_tokens)}): the one step the loop took does not go "
+        f"downhill (cosine {cos:.2f} between the change of the weights and minus the gradient of the training loss; "
+        f"a training step gives more than {DOWNHILL_COS}). (This test checks a property of the loop, and pays only "
+        "for a loop that trains: zero_grad, lm_loss, backward, clip, optimizer.step().)",
+    )

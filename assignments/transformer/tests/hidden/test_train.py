@@ -12,7 +12,16 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-from support_transformer import counting, expect_grad_off_in_source, fmt, helpers, probe_pair, tokens
+from support_transformer import (
+    counting,
+    expect_a_loop_that_trains,
+    expect_grad_off_in_source,
+    fmt,
+    got_state,
+    helpers,
+    probe_pair,
+    tokens,
+)
 
 from autograder.checks import Feedback, as_float64, expect_close, expect_true
 
@@ -87,11 +96,6 @@ def _flat(history):
             return math.nan
 
     return [number(v) for v in [*history["train_loss"], *history["val_loss"], history["best_epoch"]]]
-
-
-def got_state(probe):
-    """The probe's weights as plain tensors."""
-    return {k: torch.as_tensor(v) for k, v in probe.state_dict().items()}
 
 
 def _rising_validation(reference, gen, seed, options, tries=6):
@@ -181,7 +185,7 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
             # to copy, the best weights.
             exc.got = _epoch_and_weights(got["best_epoch"], final)
             raise
-    _expect_a_loop_that_trains(student, reference, seed, train_tokens, val_tokens, lr)
+    expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, lr)
 
 
 def _epoch_and_weights(best_epoch, state):
@@ -292,7 +296,7 @@ def test_same_seed_same_history(student, reference, gen, seed):
         f"initial ones (largest change {moved:.3g}): the loop did not train the model it was given. Every step: "
         "zero_grad, lm_loss, backward, clip, optimizer.step() on torch.optim.AdamW(model.parameters(), lr=lr).",
     )
-    _expect_a_loop_that_trains(student, reference, seed, train_tokens, val_tokens, options["lr"])
+    expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, options["lr"])
     expect_close(
         runs[1]["train_loss"], runs[0]["train_loss"],
         "history['train_loss'] of two identical train(..., batch_size=3, seed=same) calls made after different "
@@ -311,36 +315,6 @@ def test_same_seed_same_history(student, reference, gen, seed):
             hint="The same seed must give the same training, whatever ran before: shuffle with "
             "torch.randperm(n, generator=torch.Generator().manual_seed(seed)) (one generator per call).",
         )
-
-
-# One full-batch epoch of a loop that trains moves the weights downhill: Adam's first step is about -lr * sign(g),
-# whose cosine with -g (g the gradient of the training loss at the initial weights) was 0.52 to 0.74 over 36 probes
-# and learning rates, for the reference and for every catalogued slip of the loop (an ignored lr, Adam for AdamW,
-# no clipping, no zero_grad, eval mode while training); weights that only moved (+0.01 each) gave -0.15 to 0.22.
-DOWNHILL_COS = 0.35
-
-
-def _expect_a_loop_that_trains(student, reference, seed, train_tokens, val_tokens, lr):
-    """A test of a property of the loop (reproducibility, eval mode, no_grad) pays only for a loop that trains.
-    Orders are not compared, so the grader cannot retrain the same call; it runs the student's loop for one
-    full-batch epoch and checks, on the weights read back, that the step went downhill (DOWNHILL_COS). A
-    reproducible made-up history beside weights that only moved earns nothing, whatever it reports."""
-    probe, local = probe_pair(student, VOCAB, D, MAX_LEN, seed=seed)
-    student.train(probe, train_tokens, val_tokens, epochs=1, lr=lr, batch_size=len(train_tokens), seed=seed)
-    after = got_state(probe)
-    local.train()
-    reference.lm_loss(local, train_tokens).backward()  # the grader's own gradient at the initial weights
-    params = list(local.named_parameters())
-    step = torch.cat([(torch.as_tensor(after.get(k, p), dtype=torch.float64) - p.detach()).flatten() for k, p in params])
-    grad = torch.cat([p.grad.flatten() for _, p in params])
-    cos = float(-(step @ grad) / (step.norm() * grad.norm() + 1e-300))
-    expect_true(
-        cos > DOWNHILL_COS,
-        f"train(probe model, epochs=1, lr={lr}, batch_size={len(train_tokens)}): the one step the loop took does not go "
-        f"downhill (cosine {cos:.2f} between the change of the weights and minus the gradient of the training loss; "
-        f"a training step gives more than {DOWNHILL_COS}). (This test checks a property of the loop, and pays only "
-        "for a loop that trains: zero_grad, lm_loss, backward, clip, optimizer.step().)",
-    )
 
 
 def test_validation_eval_mode(student, reference, gen, seed):
@@ -391,7 +365,7 @@ def test_validation_eval_mode(student, reference, gen, seed):
         atol=1e-10, rtol=1e-9,  # float64 probe: the same weights and the same mean give the same number to round-off
         hint=hint,
     )
-    _expect_a_loop_that_trains(student, reference, seed, train_tokens, val_tokens, options["lr"])
+    expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, options["lr"])
 
 
 def _validation_calls_with_grad(log):
@@ -426,7 +400,7 @@ def test_validation_no_grad(student, reference, gen, seed):
         "train on (it wastes memory and time).",
         got=with_grad,
     )
-    _expect_a_loop_that_trains(student, reference, seed, train_tokens, val_tokens, options["lr"])
+    expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, options["lr"])
 
 
 def _counting_reference_model(reference, state, vocab):
