@@ -146,6 +146,11 @@ def test_write_rewrites_only_the_list_and_keeps_its_layout(tmp_path):
     root, assignment = _kit_copy(tmp_path)
     one_line = root / "assignments" / "attention" / "mistakes" / "causal_additive_float_mask.py"
     several = root / "assignments" / "attention" / "mistakes" / "causal_blocks_diagonal.py"
+    text = one_line.read_text()  # a list on one line, as authors write a short one
+    start = text.index("CAUGHT_BY = [")
+    one_line.write_text(
+        text[:start] + 'CAUGHT_BY = ["hidden/test_masks.py::test_causal_mask"]\n' + text[text.index("]\n", start) + 2 :]
+    )
     before = {p: p.read_text() for p in (one_line, several)}
     keys = list(assignment.points)
     tests = ["hidden/test_masks.py::test_causal_mask", keys[0]]
