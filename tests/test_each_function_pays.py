@@ -11,9 +11,15 @@ catalogue: two assignments' hidden test_train.py cannot share one process), on t
   graded on a model that has those modules; where the grader's own model fails, the feedback says what it is.
 * the summary by function: "fix X first" never goes in a circle (decoding's forward and KVCache, each wrong),
   and a function missing from the file is named as missing, not its written callers as "not implemented yet".
+* decoding's public tests: `pytest -m KVCache` in the student folder runs a test of the cache, and the worked
+  example's top-k and top-p cases on unsorted logits show a mask left in sorted order.
 """
 
 from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
 
 import pytest
 from conftest import KIT, reference_source, validate_results
@@ -128,3 +134,24 @@ def test_a_missing_function_is_named_in_the_summary_not_its_written_callers():
         line = _summary_line(document, caller)
         assert "which your file does not define" in line and "not implemented yet" not in line, line
         assert "fix it first" not in line, line
+
+
+def test_decodings_student_folder_has_a_kvcache_test_that_runs_on_its_own(tmp_path):
+    folder = tmp_path / "decoding"
+    shutil.copytree(KIT / "student_template" / "decoding", folder)
+    (folder / "decoding.py").write_text(reference_source("decoding"))
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-m", "KVCache", "-p", "no:cacheprovider"], cwd=folder,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert ran.returncode == 0 and "1 passed" in ran.stdout, ran.stdout[-2000:] + ran.stderr[-2000:]
+
+
+def test_a_nucleus_mask_left_in_sorted_order_fails_the_public_worked_example():
+    public = "public/test_decoding_public.py::test_probs_worked_example"
+    source = _replace(
+        reference_source("decoding"),
+        "keep = torch.zeros_like(keep_sorted).scatter(-1, order, keep_sorted)",
+        "keep = keep_sorted",  # the mask of the sorted probabilities applied to the unsorted ones
+    )
+    test = graded("decoding", source, [public])["tests"][0]
+    assert test["score"] == 0 and "[[0, 2, -1, 1]], top_p=0.9" in test["output"], test["output"]
+    assert test["extra_data"]["mistakes"] == ["top_p_mask_in_sorted_order"], test["output"]

@@ -12,9 +12,10 @@ import math
 import pytest
 import torch
 
-from autograder.checks import as_float64, expect_close, expect_shape, expect_true
+from autograder.checks import as_float64, expect_close, expect_raises, expect_shape, expect_true
 
 LOGITS = torch.tensor([[2.0, 1.0, 0.0, -1.0]], dtype=torch.float64)           # (1, 4) the handout's example
+SHUFFLED = torch.tensor([[0.0, 2.0, -1.0, 1.0]], dtype=torch.float64)         # the same logits, not in sorted order
 
 
 def _generator(student, seed):
@@ -49,6 +50,21 @@ def test_probs_worked_example(student):
             atol=1e-12,  # float64 round-off
             hint="softmax(logits / temperature) first; then keep the top k (or the smallest set of most probable "
             "tokens whose mass reaches top_p, the crossing token included) and renormalise.",
+        )
+    # The same logits in another order: the tokens kept are the same ones, at their own positions. A mask built in
+    # sorted order must be put back in the vocabulary's order (scatter it with the sort's indices).
+    order = [1, 3, 0, 2]                                                         # SHUFFLED[0, order] is LOGITS[0]
+    for label, (kwargs, want) in {"top_k=2": cases["top_k=2"], "top_p=0.9": cases["top_p=0.9"]}.items():
+        unsorted = [0.0] * 4
+        for rank, position in enumerate(order):
+            unsorted[position] = want[rank]
+        expect_close(
+            student.next_token_probs(SHUFFLED, **kwargs), torch.tensor([unsorted], dtype=torch.float64),
+            f"next_token_probs([[0, 2, -1, 1]], {label}) (the example's logits, not in sorted order)",
+            atol=1e-12,  # float64 round-off
+            hint="Keep or drop each token at its own position: a mask computed on the sorted probabilities is in "
+            "sorted order, so put it back with the sort's indices (mask.scatter(-1, order, sorted_mask)) before "
+            "applying it.",
         )
 
 
@@ -87,6 +103,26 @@ def test_causal_mask_with_cache(student):
             atol=0,
             hint="Query i is at position n_k - n_q + i: block the keys AFTER it (key index > that position).",
         )
+
+
+@pytest.mark.grades("KVCache")
+def test_cache_appends_and_refuses_past_max_len(student, gen):
+    """KVCache: update appends after the stored positions and returns them all; ValueError past max_len"""
+    k1, v1 = (torch.randn(1, 3, 4, generator=gen, dtype=torch.float64) for _ in range(2))
+    k2, v2 = (torch.randn(1, 2, 4, generator=gen, dtype=torch.float64) for _ in range(2))
+    cache = student.KVCache(2, 5)
+    cache.update(0, k1, v1)
+    keys, values = cache.update(0, k2, v2)                                      # layer 0 now holds 3 + 2 = 5
+    what = "KVCache(2, max_len=5): update(0, k1 (1, 3, 4), v1), then update(0, k2 (1, 2, 4), v2) returned"
+    expect_close(keys, torch.cat([k1, k2], dim=1), f"{what} these keys", atol=0,
+                 hint="update appends the new positions after the stored ones (torch.cat along dim 1) and returns "
+                 "the layer's keys and values so far, (B, t + n, d).")
+    expect_close(values, torch.cat([v1, v2], dim=1), f"{what} these values", atol=0)
+    other, _ = cache.update(1, k2, v2)                                          # each layer has its own keys
+    expect_close(other, k2, "then update(1, k2, v2) returned these keys (layer 1 had nothing stored)", atol=0,
+                 hint="Keep one list entry per layer: cache.keys[layer], cache.values[layer].")
+    expect_raises(lambda: cache.update(0, k2[:, :1], v2[:, :1]), (ValueError,),
+                  "then update(0, one more position): layer 0 already holds max_len=5")
 
 
 def _params(vocab=7, d=8, n_layers=2, max_len=16, gen=None):
