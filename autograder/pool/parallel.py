@@ -82,7 +82,7 @@ def _run_grader(assignment: Assignment, chunk: list[tuple], reported: set, lock:
     so no classmate waits behind it."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         # absolute: the process runs in the kit's checkout, not in the folder the paths were given from
-        json.dump([[os.path.abspath(u), os.path.abspath(r), *rest] for u, r, *rest in chunk], f)
+        json.dump([[os.path.abspath(u), os.path.abspath(r), *map(_absolute_source, rest)] for u, r, *rest in chunk], f)
     expected = [os.path.abspath(u) for u, *_ in chunk]
     proc = subprocess.Popen(
         [sys.executable, "-m", "autograder", "grade-many", assignment.name, f.name],
@@ -157,6 +157,13 @@ STOPPED = (
     "that no timer reaches). This score of 0 stands until course staff regrade it (grade-all --force, or grade); "
     "contact them with your submission time."
 )
+def _absolute_source(option: object) -> object:
+    """A job's options with grade-all's ``source`` (where the file graded is kept) made absolute, like its paths."""
+    if isinstance(option, dict) and option.get("source"):
+        return {**option, "source": os.path.abspath(option["source"])}
+    return option
+
+
 JOB_WALL = 1.5  # a grading's own run limit is run_timeout * BATCH_RUN_WALL; the watch waits half as long again
 JOB_SLACK_S = 120.0  # plus start-up (torch's import) and the results' writing
 
