@@ -15,8 +15,8 @@ import types
 import pytest
 import torch
 
-from autograder.grading.seam import Deadlines, RemoteStudent
 from autograder.context import call_that_produced, per_test
+from autograder.grading.seam import Deadlines, RemoteStudent
 
 MODULE = textwrap.dedent(
     """

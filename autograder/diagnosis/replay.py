@@ -38,8 +38,8 @@ from typing import Any
 import torch
 
 from ..checks import Feedback, Outcome
-from ..grading.local import ModuleStudent
 from ..context import Site, TestContext, per_test
+from ..grading.local import ModuleStudent
 
 PASSED = Outcome("passed")  # the replay passed the student's failing check (what the reference does)
 EARLIER = Outcome("failed-earlier")  # the replay failed a check the student's code passed

@@ -157,6 +157,8 @@ STOPPED = (
     "that no timer reaches). This score of 0 stands until course staff regrade it (grade-all --force, or grade); "
     "contact them with your submission time."
 )
+
+
 def _absolute_source(option: object) -> object:
     """A job's options with grade-all's ``source`` (where the file graded is kept) made absolute, like its paths."""
     if isinstance(option, dict) and option.get("source"):

@@ -5,8 +5,8 @@ import types
 import torch
 
 from autograder.checks import Feedback, Outcome, expect_close, expect_true
-from autograder.diagnosis.replay import EARLIER, PASSED, UNKNOWN, ModuleStudent, TestReplay
 from autograder.context import checkpoint, per_test
+from autograder.diagnosis.replay import EARLIER, PASSED, UNKNOWN, ModuleStudent, TestReplay
 
 
 def _module(**functions):

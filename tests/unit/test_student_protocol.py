@@ -16,11 +16,11 @@ import pytest
 import torch
 
 from autograder.config import KIT_ROOT, load_assignment
+from autograder.context import per_test
 from autograder.grading.grade import forget_test_modules
 from autograder.grading.local import ModuleStudent
 from autograder.grading.seam import Deadlines, RemoteStudent, load_module
 from autograder.grading.student import Student
-from autograder.context import per_test
 
 
 def _steps(test, student, seed=11):
