@@ -112,10 +112,13 @@ def feedback_texts(record: GradingRecord) -> list[str]:
             also = ALSO_RUNS.format(names=_names(others), s="s" if one else "", own="its" if one else "their")
             middle.append(_once(also, said, t.name, seen_here))
         message = message_text(t, record.named)
-        if t.hint and message.endswith(t.hint) and _once(t.hint, said, t.name, seen_here) != t.hint:
-            message = message[: -len(t.hint)].rstrip() + " " + SEE_ABOVE.format(name=said[t.hint][0])
+        hint = t.hint if t.hint and message.endswith(t.hint) else ""
+        if hint:
+            message = message[: -len(hint)].rstrip()
         if pointed and t.diagnosis in ("named", "together"):  # its evidence in one line: the mistake is explained above
             message = _first_line(message, 160)
+        if hint:  # the test's own advice, said once and pointed to after
+            message = f"{message} {_once(hint, said, t.name, seen_here)}".strip()
         if message and middle:  # the check's words give way to the diagnosis, down to a third of the share
             message = cut(message, max(limit // 3, limit - len("\n\n".join(middle)) - 2))
         text = "\n\n".join(([message] if message else []) + middle)
