@@ -10,6 +10,7 @@ the ones you can reproduce with `pytest`.
 import hashlib
 import importlib
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -57,9 +58,39 @@ class _Checked:
         return refuse
 
 
+def _import_as_graded():
+    """Your module, imported as grading imports it: a top-level import of a package grading does not have
+    (anything but the standard library, torch, numpy and einops) is left out, with the same note."""
+    try:
+        from autograder.imports import leave_out_foreign_imports
+    except ImportError:
+        return importlib.import_module(MODULE), ""
+    path = Path(__file__).parent / f"{MODULE}.py"
+    source, note = leave_out_foreign_imports(path.read_text(encoding="utf-8"), path.name)
+    if not note:
+        return importlib.import_module(MODULE), ""
+    module = types.ModuleType(MODULE)
+    module.__file__ = str(path)
+    sys.modules[MODULE] = module
+    exec(compile(source, str(path), "exec"), module.__dict__)
+    return module, note
+
+
+_NOTES: list[str] = []
+
+
 @pytest.fixture(scope="session")
 def student():
-    return _Checked(importlib.import_module(MODULE))
+    module, note = _import_as_graded()
+    if note:
+        _NOTES.append(note)
+    return _Checked(module)
+
+
+def pytest_terminal_summary(terminalreporter):
+    for note in _NOTES:
+        terminalreporter.write_sep("=", "imports grading leaves out", yellow=True)
+        terminalreporter.write_line(note)
 
 
 @pytest.fixture
