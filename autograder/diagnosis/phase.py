@@ -22,6 +22,7 @@ import traceback
 from typing import Callable
 
 import psutil
+import torch
 
 from ..grading.record import DIAGNOSIS
 
@@ -62,6 +63,9 @@ def _child(work: Callable[[], dict], read_end: int, write_end: int, cpu_seconds:
     status = 1
     try:
         os.close(read_end)
+        # One thread: the grader's OpenMP pool did not survive the fork, and a parallel region of more than one
+        # thread waits for it forever (the unpinned determinism run, 2 threads, hung every diagnosis)
+        torch.set_num_threads(1)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the grader's own handler would run the grader's clean-up
         cpu = int(cpu_seconds) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))

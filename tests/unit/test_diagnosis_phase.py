@@ -89,3 +89,24 @@ def test_a_grading_whose_diagnosis_phase_dies_keeps_every_point_and_says_unavail
     failed = [t for t in unavailable.tests if t.status != "passed"]
     assert any("scale_by_dk" in t.mistakes for t in named.tests)
     assert failed and all(t.diagnosis == "unavailable" and not t.mistakes for t in failed)
+
+
+def test_a_grader_running_torch_on_several_threads_still_gets_its_answer():
+    """The grader's OpenMP pool does not survive a fork: a child computing on more than one thread waited for it
+    forever (found by `make determinism`'s unpinned run, OMP_NUM_THREADS=2)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        a = torch.randn(300, 300)
+        float((a @ a).sum())  # the pool runs in the grader
+
+        def computes():
+            b = torch.randn(300, 300, dtype=torch.float64)
+            return {"sum": float((b @ b).sum()), "exp": float(torch.randn(1000).exp().sum())}
+
+        answer, why = run_phase(computes, cpu_seconds=10, wall_seconds=20)
+        assert answer is not None and why == "", why
+    finally:
+        torch.set_num_threads(threads)
