@@ -3,6 +3,7 @@ invalid ones returns the right values; the raise alone earns nothing. Attack and
 
 from __future__ import annotations
 
+import pytest
 from conftest import KIT, reference_source, write_submission
 
 from autograder.config import load_assignment
@@ -73,6 +74,7 @@ def _transformer(source: str, folder) -> float:
     return sum(t["score"] for t in document["tests"])
 
 
+@pytest.mark.proof  # whole gradings: `make proofs` (make test stays under 4 minutes)
 def test_no_grad_pays_only_on_a_live_scope_the_grader_reads(tmp_path):
     honest = _transformer(reference_source("transformer"), tmp_path / "honest")
     decorated = _transformer(reference_source("transformer") + DECORATED, tmp_path / "decorated")

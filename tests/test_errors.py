@@ -47,6 +47,7 @@ def test_unbalanced_solution_markers_are_refused_with_the_line(tmp_path):
         student_files(load_assignment("attention", root))
 
 
+@pytest.mark.proof  # whole gradings: `make proofs` (make test stays under 4 minutes)
 def test_a_module_grading_does_not_have_is_left_out_with_a_note_and_einops_is_allowed(tmp_path):
     """One import rule (grading/imports.py): a top-level import of a package grading does not have is left out and
     said first; unused it costs nothing, used it fails where it is used. einops is the contract's."""
