@@ -38,7 +38,7 @@ from autograder.grading.submission import UnpackBudget, find_submission_file
 from autograder.platforms.prairielearn import _has_syntax_error
 
 BIG_LIST = "BIG = [" + ",".join(["0"] * 500_000) + "]\n"  # 1 MB of source, an AST of 470 MB
-GRADER_MB = 450  # the grader's own peak (RUSAGE_SELF) grading a 1 MB literal: 836 MB before, the container's 768
+GRADER_MB = 600  # the grader's own peak (RUSAGE_SELF) grading a 1 MB literal: 836 MB before, the container's 768
 
 
 def notebook(*cells: str, execution_count: str = "1") -> bytes:
@@ -374,8 +374,11 @@ def test_the_attacks_through_grade_beside_their_honest_twins(tmp_path):
     literal, peak = seen["literal-py"]
     assert literal["score"] == 0 and literal["extra_data"]["kind"] == "ungradable", literal.get("output", "")[:500]
     assert "attention.py is too large for the grader to read" in literal["output"]
-    assert peak < GRADER_MB, (
-        f"the grader's own peak grading a 1 MB literal: {peak:.0f} MB (its honest twin: {seen['honest-py'][1]:.0f})"
+    honest = seen["honest-py"][1]
+    # the bound (600 MB, Gradescope's container is 768), and no more than its honest twin's own peak (the
+    # grader's baseline varies by machine: 296 MB measured by the helper, 474 in the fresh-clone CI, both twins alike)
+    assert peak < GRADER_MB and peak < honest + 60, (
+        f"the grader's own peak grading a 1 MB literal: {peak:.0f} MB (its honest twin: {honest:.0f})"
     )
 
 
