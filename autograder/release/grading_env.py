@@ -20,7 +20,6 @@ import hashlib
 import importlib.metadata as metadata
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -152,9 +151,6 @@ def _build(home: Path, dists: dict[str, metadata.Distribution], key: str) -> Non
         home.rename(old)
     aside.rename(home)
     shutil.rmtree(old, ignore_errors=True)
-
-
-_PYC = re.compile(r"\.py$")
 
 
 def _link_distribution(dist: metadata.Distribution, source: Path, target: Path) -> int:
