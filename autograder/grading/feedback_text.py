@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .record import GradingRecord, NamedMistake, TestRecord
 from .summary_causes import fix_first, stop_words, stops, unwritten_lines
-from .text_limits import cut
+from .text_limits import bound_line, cut
+from .text_limits import first_line as _first_line
 
 # What a failed test says of the catalogue (record.DIAGNOSIS), beside the check's own words.
 NO_MATCH = "(Your result matches none of the classic mistakes the grader knows; the details above say where it differs.)"
@@ -26,6 +27,7 @@ PRINTED = "Your code printed:\n"
 ALSO_RUNS = "(This test also runs your {names}, which fail{s} tests of {own} own: the cause may be there.)"
 SAME_AS = "(The same likely mistake{s} as in \u201c{name}\u201d above, explained there.)"
 SEE_ABOVE = "(As in \u201c{name}\u201d above.)"  # a hedge or advice paragraph said whole in an earlier test
+SIBLING = "(Otherwise as in its case {case} above.)"  # a case of a test whose earlier case is read whole
 MIN_REPEATED = 80  # shorter paragraphs ("Expected 3, got 4.") are cheaper to repeat than to refer to
 OUTPUT_LIMIT_PER_TEST = 4000
 OUTPUT_LIMIT_TOTAL = 60000  # Gradescope cuts a results page at about 100,000 characters
@@ -96,6 +98,7 @@ def feedback_texts(record: GradingRecord) -> list[str]:
     limit = _share(record, failing)
     first: dict[str, tuple[str, int]] = {}  # explanation -> (the test that shows it whole, how soon it is seen)
     said: dict[str, tuple[str, int]] = {}  # a hedge or advice paragraph -> likewise
+    cases: dict[str, tuple[str, int]] = {}  # a test (its key) -> its first failing case read whole, and how soon
     texts = []
     for t in record.tests:
         seen_here = OPEN.get(t.visibility, 3)
@@ -117,10 +120,16 @@ def feedback_texts(record: GradingRecord) -> list[str]:
             message = message[: -len(hint)].rstrip()
         if pointed and t.diagnosis in ("named", "together"):  # its evidence in one line: the mistake is explained above
             message = _first_line(message, 160)
+        sibling = _sibling_shown(t, cases, seen_here)
+        if sibling and t.diagnosis not in ("named", "together"):  # another case of it said it all above
+            line = _first_line(message, 160)
+            texts.append(f"{line if line.endswith(('.', '…')) else line + '.'} {SIBLING.format(case=sibling)}")
+            continue
         if hint:  # the test's own advice, said once and pointed to after
             message = f"{message} {_once(hint, said, t.name, seen_here)}".strip()
         if message and middle:  # the check's words give way to the diagnosis, down to a third of the share
             message = cut(message, max(limit // 3, limit - len("\n\n".join(middle)) - 2))
+        middle = [m for m in dict.fromkeys(middle) if m not in message]  # a pointer said once, where it is said first
         text = "\n\n".join(([message] if message else []) + middle)
         whole = len(text) <= limit  # else a diagnosis longer than the test's share: what fits of it (never pointed to)
         if not whole:
@@ -131,8 +140,19 @@ def feedback_texts(record: GradingRecord) -> list[str]:
             text = "\n\n".join(part for part in (text, printed) if part)
         if whole and diagnosis in middle and t.diagnosis in ("named", "together") and len(diagnosis) >= MIN_REPEATED:
             first[diagnosis] = (t.name, seen_here)  # pointed back to only where it is read whole
+        if t.status != "passed" and whole:
+            case = t.name[t.name.rindex("[") :] if t.name.endswith("]") and "[" in t.name else f"\u201c{t.name}\u201d"
+            cases.setdefault(t.key, (case, seen_here))
         texts.append(text)
     return texts
+
+
+def _sibling_shown(t: TestRecord, cases: dict[str, tuple[str, int]], seen_here: int) -> str:
+    """The title of another case of ``t``'s test that failed before it and is read whole at least as soon ("" if
+    none): this one then gives its evidence in one line and points there (a test failing on eight shapes says why
+    once)."""
+    name, seen = cases.get(t.key, ("", -1))
+    return name if t.status != "passed" and seen >= seen_here else ""
 
 
 def _once(paragraph: str, said: dict[str, tuple[str, int]], name: str, seen_here: int) -> str:
@@ -177,20 +197,6 @@ def _category(title: str) -> str:
 
 def _points(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
-def bound_line(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters at a word boundary (never mid-word), with "…"."""
-    if len(text) <= limit:
-        return text
-    head = text[: limit - 1]
-    space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip(" ,;:") + "…"
-
-
-def _first_line(text: str, limit: int = 240) -> str:
-    line = next((x.strip() for x in text.splitlines() if x.strip()), "failed")
-    return bound_line(line, limit)
 
 
 def function_summary(
@@ -238,10 +244,11 @@ def function_summary(
 
 
 def _failing_functions(tests: list[TestRecord]) -> dict[str, bool]:
-    """Each graded function with a failing test of its own -> whether all of them fail unwritten (NotImplementedError)."""
+    """Each graded function with a failing test of its own -> whether all of them fail unwritten (NotImplementedError).
+    A test its callers are graded around (``apart``) is never a cause of theirs, so it is not counted."""
     failing: dict[str, bool] = {}
     for t in tests:
-        if t.status != "passed":
+        if t.status != "passed" and not t.apart:
             # a method's failure is its class's too ("AttnSeq2Seq.step" -> "AttnSeq2Seq"): a test runs the class
             for name in dict.fromkeys((t.function, t.function.split(".")[0])):
                 failing[name] = failing.get(name, True) and t.kind == "not-implemented"

@@ -52,6 +52,8 @@ class TestRecord:
     # a function of the contract the failure stopped in, not written yet (its NotImplementedError, kind
     # "not-implemented") or missing from the file (a NameError): the worker's word, for the summary's wording only
     unwritten: str = ""
+    # its function's callers are graded around this test's failure (@pytest.mark.callers_apart): never a cause
+    apart: bool = False
 
     @property
     def diagnoses(self) -> list[str]:
@@ -110,6 +112,8 @@ class GradingRecord:
             extra["uses"] = t.uses
         if t.unwritten:
             extra["unwritten"] = t.unwritten
+        if t.apart:
+            extra["apart"] = True
         return extra
 
     @classmethod
@@ -137,6 +141,7 @@ class GradingRecord:
                     mistakes=mistakes,
                     uses=[str(u) for u in data.get("uses") or [] if isinstance(u, str)][:64],
                     unwritten=str(data.get("unwritten") or "")[:100],
+                    apart=data.get("apart") is True,
                 )
             )
         named = {k: NamedMistake(**v) for k, v in (extra.get("named") or {}).items() if isinstance(v, dict)}

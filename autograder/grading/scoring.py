@@ -67,6 +67,7 @@ class ScoringPlugin:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{GRADES}(function): the function or class a test grades")
+        config.addinivalue_line("markers", f"{APART}: a failure of this test is never a cause of a caller's failures")
 
     # -- fixtures --------------------------------------------------------------
     @pytest.fixture(name="student")
@@ -119,6 +120,7 @@ class ScoringPlugin:
                 nodeid=item.nodeid,
                 name=test_title(item),
                 function=graded_function(item),
+                apart=item.get_closest_marker(APART) is not None,
                 max_score=split_points(self.assignment.points.get(key, 0.0), counts[key])[index],
                 visibility=self.assignment.visibility_of(key),
             )
@@ -373,6 +375,9 @@ def test_title(item: pytest.Item) -> str:
 
 
 GRADES = "grades"  # the marker a test declares the function it grades with: @pytest.mark.grades("softmax")
+# A test whose failure its function's callers are graded around (their tests excuse what it checks, as sdpa's tests
+# excuse a softmax without the all -inf guard): the summary never tells a caller to fix this first for it.
+APART = "callers_apart"
 
 
 def graded_function(item: pytest.Item) -> str:

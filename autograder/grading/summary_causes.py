@@ -17,11 +17,16 @@ def own(function: str) -> tuple[str, str]:
 
 def fix_first(candidates: dict[str, set[str]], tests: list[TestRecord]) -> dict[str, list[str]]:
     """Each function -> the others it is told to fix first: of those its failing tests run (``candidates``), the
-    ones failing a test of their own that does not run it. An edge on a circle is dropped (forward runs KVCache,
-    KVCache's tests run forward, each failing on its own): neither comes first."""
+    ones failing a test of their own that does not run it and that its callers are not graded around (a test marked
+    ``callers_apart``: sdpa's tests excuse a softmax without the all -inf guard, so that failure is never sdpa's
+    cause). An edge on a circle is dropped (forward runs KVCache, KVCache's tests run forward, each failing on its
+    own): neither comes first."""
 
-    def alone(x: str, f: str) -> bool:  # x fails a test of its own that does not run f
-        return any(t.status != "passed" and x in own(t.function) and not set(own(f)) & {t.function, *t.uses} for t in tests)
+    def alone(x: str, f: str) -> bool:  # x fails a test of its own that does not run f and f is not graded around
+        return any(
+            t.status != "passed" and not t.apart and x in own(t.function) and not set(own(f)) & {t.function, *t.uses}
+            for t in tests
+        )
 
     edges = {f: {x for x in xs if alone(x, f)} for f, xs in candidates.items()}
 

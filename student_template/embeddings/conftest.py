@@ -110,6 +110,7 @@ def gen(seed):
 def pytest_configure(config):
     # `pytest` run above this folder (two assignments unzipped side by side) reads no pytest.ini of ours
     config.addinivalue_line("markers", "grades(function): the function or class a test grades (each test declares it)")
+    config.addinivalue_line("markers", "callers_apart: the grader grades this function's callers around a failure of this test")
 
 
 # `pytest -m <function>` selects the public tests of one function: each test declares the function it

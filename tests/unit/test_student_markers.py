@@ -63,7 +63,8 @@ def registered_markers(name: str) -> dict[str, str]:
     assert block, "the student's pytest.ini registers no markers"
     markers = {name.strip(): about.strip() for name, about in (line.split(":", 1) for line in block.group(1).splitlines())}
     assert "grades(function)" in markers, "the marker each test declares its function with is registered"
-    return {name: about for name, about in markers.items() if "(" not in name}
+    assert "callers_apart" in markers, "the marker of a test whose callers are graded around it is registered"
+    return {name: about for name, about in markers.items() if "(" not in name and name != "callers_apart"}
 
 
 def examples(name: str) -> list[tuple[str, str]]:

@@ -4,13 +4,12 @@ A query whose keys are all blocked has scores that are all -inf; then
 max = -inf, x - max = -inf - (-inf) = NaN, and the NaN spreads to the output
 and to every gradient. Such a query must get zero weights and a zero output:
 use 0 as the max of an all -inf slice, and divide by 1 where the sum is 0.
+(scaled_dot_product_attention's tests grade a fully blocked query around
+this: they charge it to softmax alone.)
 """
 CAUGHT_BY = [
     "hidden/test_softmax.py::test_all_neg_inf_slice",
-    "hidden/test_sdpa.py::test_fully_blocked_rows",
-    "hidden/test_sdpa.py::test_fully_blocked_gradients",
     "public/test_attention_public.py::test_softmax_all_neg_inf_row",
-    "public/test_attention_public.py::test_fully_blocked_query",
 ]
 PATCH = [('m = x.amax(dim=dim, keepdim=True)\n'
   'm = torch.where(torch.isfinite(m), m, torch.zeros_like(m))\n'

@@ -9,10 +9,7 @@ in the handout).
 CAUGHT_BY = [
     "hidden/test_softmax.py::test_large_inputs",
     "hidden/test_softmax.py::test_all_neg_inf_slice",
-    "hidden/test_sdpa.py::test_fully_blocked_rows",
-    "hidden/test_sdpa.py::test_fully_blocked_gradients",
     "public/test_attention_public.py::test_softmax_all_neg_inf_row",
-    "public/test_attention_public.py::test_fully_blocked_query",
     "public/test_attention_public.py::test_softmax_course_example",
 ]
 PATCH = [('m = x.amax(dim=dim, keepdim=True)\n'

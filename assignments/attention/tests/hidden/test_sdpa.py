@@ -5,11 +5,14 @@ import torch
 from support_attention import (
     DTYPES,
     SDPA_SHAPES,
+    excuse_own_softmax,
     expect_attends,
     expect_reference_values,
+    own_softmax_grad_v,
     qkv,
     randn,
     random_mask,
+    same_with_nan,
     sdpa_tolerances,
     value_range,
 )
@@ -123,8 +126,8 @@ def test_blocked_weights_zero(student, reference, gen, dtype):
     mask = random_mask(gen, (q.shape[0], q.shape[-2], k.shape[-2]), p=0.5)
     where = _shapes(q, k, v, mask)
     out, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
-    w = as_float64(w)
-    expect_shape(w, tuple(mask.shape), f"the attention weights for {where}")
+    expect_shape(as_float64(w), tuple(mask.shape), f"the attention weights for {where}")
+    out, w = excuse_own_softmax(student, q, k, v, mask, out, w)  # a fully blocked query: softmax's to answer
     leaked = w.masked_fill(~mask, 0.0)
     expect_true(
         bool((leaked == 0).all()),
@@ -150,8 +153,9 @@ def test_fully_blocked_rows(student, reference, gen, dtype):
     q, k, v, mask = _fully_blocked_inputs(gen, DTYPES[dtype])
     where = _shapes(q, k, v, mask)
     out, w = student.scaled_dot_product_attention(q, k, v, mask=mask)
-    out, w = as_float64(out, "the attention output"), as_float64(w)
-    expect_shape(w, tuple(mask.shape), f"the attention weights for {where}")
+    expect_shape(as_float64(w), tuple(mask.shape), f"the attention weights for {where}")
+    # a softmax without the all -inf guard gives NaN here: softmax's own test charges it, not this one
+    out, w = excuse_own_softmax(student, q, k, v, mask, out, w)
     rows = {(0, 1): "query 1 of batch 0", (1, -1): "the last query of batch 1"}
     for (b, i), name in rows.items():
         expect_true(
@@ -168,7 +172,10 @@ def test_fully_blocked_rows(student, reference, gen, dtype):
             "over the blocked keys instead: fill with -inf and make the softmax return 0 for an all -inf row.",
             got=w,
         )
-    _compare(student, reference, q, k, v, mask)
+    want_out, want_w = reference.scaled_dot_product_attention(q.double(), k.double(), v.double(), mask)
+    tol_w, tol_out = sdpa_tolerances(q, k, v)
+    expect_close(w, want_w, f"the attention weights for {where}", atol=tol_w)
+    expect_close(out, want_out, f"the attention output for {where}", atol=tol_out)
 
 
 def test_fully_blocked_gradients(student, reference, gen):
@@ -179,10 +186,16 @@ def test_fully_blocked_gradients(student, reference, gen):
     got = student.gradients(SDPA, q, k, v, wrt=(0, 1, 2), grad_outputs=[g_out, g_w], mask=mask)
     want = ops.gradients(reference.scaled_dot_product_attention, (q, k, v), {"mask": mask}, wrt=(0, 1, 2),
                          grad_outputs=[g_out, g_w])
+    # a softmax without the all -inf guard gives NaN weights for a fully blocked query, and so a NaN gradient
+    # with respect to v (weightsᵀ @ g_out): softmax's own test charges that, so v's gradient is compared with
+    # what the reference gives with those weights (q's and k's gradients through a blocked row are 0 either way)
+    own_v = own_softmax_grad_v(student, reference, q, k, v, mask, g_out)
     for i, name in enumerate("qkv"):
         grad = got["inputs"][i]
         expect_true(grad is not None, f"no gradient reaches {name} ({_shapes(q, k, v, mask)}).")
         grad = torch.as_tensor(grad)
+        if name == "v" and own_v is not None and same_with_nan(grad, own_v, 1e-10):
+            continue
         expect_true(
             not bool(torch.isnan(grad).any()),
             f"the gradient with respect to {name} has {int(torch.isnan(grad).sum())} NaN entries "

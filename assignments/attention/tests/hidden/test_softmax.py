@@ -127,6 +127,7 @@ def test_neg_inf_entries(student, reference, gen):
     expect_close(got, reference.softmax(x), what, atol=1e-12)
 
 
+@pytest.mark.callers_apart  # sdpa's tests grade a fully blocked query around this (support_attention.excuse_own_softmax)
 @pytest.mark.parametrize("dtype", list(DTYPES), ids=list(DTYPES))
 def test_all_neg_inf_slice(student, gen, dtype):
     """softmax: a slice that is all -inf gives zeros, not NaN"""

@@ -99,6 +99,7 @@ def test_padding_mask_example(student):
 
 
 @pytest.mark.grades("softmax")
+@pytest.mark.callers_apart  # scaled_dot_product_attention's tests grade a fully blocked query around this failure
 def test_softmax_all_neg_inf_row(student):
     """softmax: a row that is all -inf gives zeros, not NaN (a hidden test checks the same in both dtypes)"""
     x = torch.tensor([[1.0, 2.0, 3.0], [float("-inf")] * 3, [0.0, float("-inf"), 0.0]], dtype=torch.float64)
@@ -119,10 +120,22 @@ def test_fully_blocked_query(student):
     mask = torch.tensor([[False, True, False], [True, True, True]])                 # query 1 sees nothing
     out, weights = student.scaled_dot_product_attention(q, k, v, mask=mask)
     where = "q (2, 2), k (3, 2), v (3, 1), float64, mask [[F, T, F], [T, T, T]] (query 1 fully blocked)"
-    expect_close(weights[1], torch.zeros(3, dtype=torch.float64), f"the weights of query 1 for {where}", atol=0.0,
-                 hint="Every key of query 1 is blocked, so its weights are all 0 (not NaN, not 1/3 each): fill "
-                 "blocked scores with -inf (not -1e9) and make the softmax return 0 for an all -inf row.")
-    expect_close(out[1], torch.zeros(1, dtype=torch.float64), f"the output of query 1 for {where}", atol=0.0,
-                 hint="A query that may see nothing reads nothing: its output row is 0.")
+    # Your softmax of an all -inf row: if it is not zeros, test_softmax_all_neg_inf_row says so, and query 1's
+    # weights here are what your softmax gives (NaN, say): that mistake is softmax's, not this function's.
+    own = torch.as_tensor(student.softmax(torch.full((3,), float("-inf"), dtype=torch.float64)))
+    follows_own = _same_or_both_nan(weights[1], own) and _same_or_both_nan(out[1], own @ v.double())
+    if bool((own == 0).all()) or not follows_own:
+        expect_close(weights[1], torch.zeros(3, dtype=torch.float64), f"the weights of query 1 for {where}", atol=0.0,
+                     hint="Every key of query 1 is blocked, so its weights are all 0 (not NaN, not 1/3 each): fill "
+                     "blocked scores with -inf (not -1e9) and make the softmax return 0 for an all -inf row.")
+        expect_close(out[1], torch.zeros(1, dtype=torch.float64), f"the output of query 1 for {where}", atol=0.0,
+                     hint="A query that may see nothing reads nothing: its output row is 0.")
     expect_close(weights[0], torch.tensor([0.5, 0.0, 0.5], dtype=torch.float64), f"the weights of query 0 for {where}",
                  atol=1e-12, hint="Query 0 sees keys 0 and 2, whose scores q·k / sqrt(2) are equal; key 1 gets exactly 0.")
+
+
+def _same_or_both_nan(got, want) -> bool:
+    """``got`` equals ``want``, NaN exactly where ``want`` has NaN."""
+    got, want = torch.as_tensor(got).double(), torch.as_tensor(want).double()
+    nan = torch.isnan(want)
+    return got.shape == want.shape and torch.equal(torch.isnan(got), nan) and bool(((got - want).abs()[~nan] <= 1e-9).all())
