@@ -155,3 +155,63 @@ def test_a_nucleus_mask_left_in_sorted_order_fails_the_public_worked_example():
     test = graded("decoding", source, [public])["tests"][0]
     assert test["score"] == 0 and "[[0, 2, -1, 1]], top_p=0.9" in test["output"], test["output"]
     assert test["extra_data"]["mistakes"] == ["top_p_mask_in_sorted_order"], test["output"]
+
+
+ATTENTION_SDPA = '''    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)        # (..., n_q, n_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))     # blocked keys get -inf before the softmax
+    weights = softmax(scores, dim=-1)                        # (..., n_q, n_k), rows sum to 1 (or 0)
+    output = weights @ v                                     # (..., n_q, d_v)
+    return output, weights
+'''
+
+
+def _attention_without_the_guard(sdpa: str = ATTENTION_SDPA) -> str:
+    """attention's reference with the catalogue's softmax without the all -inf guard, and ``sdpa`` as its body."""
+    attention = load_assignment("attention", KIT)
+    entry = next(e for e in read_catalogue(attention, "mistake") if e.name == "fully_blocked_nan")
+    return _replace(combined_source(attention, [entry]), ATTENTION_SDPA, sdpa)
+
+
+def _lost_by_function(document: dict) -> dict[str, float]:
+    lost: dict[str, float] = {}
+    for t in document["tests"]:
+        function = t["extra_data"]["function"]
+        lost[function] = lost.get(function, 0.0) + t["max_score"] - t["score"]
+    return {f: points for f, points in lost.items() if points}
+
+
+def test_a_softmax_without_the_all_inf_guard_costs_softmax_alone():
+    """Issue 50: scaled_dot_product_attention calls the student's softmax (the contract allows it); its tests grade a
+    fully blocked query around that softmax, so the missing guard costs softmax's tests only, while a fill of -1e9
+    (sdpa's own mistake) still costs sdpa's."""
+    document = graded("attention", _attention_without_the_guard(), list(load_assignment("attention", KIT).points))
+    assert _lost_by_function(document) == {"softmax": 4.0}, _lost_by_function(document)  # sdpa lost 10 of its points before
+    assert "fix it first" not in document["output"] and "also runs your" not in document["output"], document["output"]
+    large_negative = ATTENTION_SDPA.replace('float("-inf"))', "-1e9)")
+    document = graded("attention", _attention_without_the_guard(large_negative), list(load_assignment("attention", KIT).points))
+    assert _lost_by_function(document) == {"softmax": 4.0, "scaled_dot_product_attention": 10.0}, _lost_by_function(document)
+
+
+FIRST_TRY_SDPA = '''    scores = q @ k.transpose(-2, -1)
+    weights = softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(mask, 0.0)
+    return weights @ v, weights
+'''
+
+
+def test_attentions_first_try_loses_points_only_where_its_mistakes_are():
+    """Issue 50's attention first try: a softmax without the all -inf guard, scores not scaled and the mask applied
+    after the softmax. Only softmax and scaled_dot_product_attention lose points; sdpa's summary line is not sent to
+    softmax (whose only failures are the all -inf rows, which sdpa's tests grade around); and the page a student reads
+    once grades are published stays bounded (issue 50 aims at 10,000 characters; measured 19,716, see the note)."""
+    document = graded("attention", _attention_without_the_guard(FIRST_TRY_SDPA), list(load_assignment("attention", KIT).points))
+    lost = _lost_by_function(document)
+    assert set(lost) == {"softmax", "scaled_dot_product_attention"} and lost["softmax"] == 4.0, lost
+    sdpa = _summary_line(document, "scaled_dot_product_attention")
+    assert "`softmax`" not in sdpa and "fix it first" not in sdpa, sdpa
+    assert not any("also runs your `softmax`" in t["output"] for t in document["tests"]), "softmax blamed in a test"
+    page = len(document["output"]) + sum(len(t["output"]) + len(t["name"]) for t in document["tests"])
+    assert page < 21_000, page  # was 32,525 before cases of one test pointed to the first
