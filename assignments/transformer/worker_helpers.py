@@ -20,12 +20,22 @@ loop's behaviour visible:
   word about itself, not evidence: it can only fail a test, never pay for one
   (the two 1-point no_grad tests, and the shuffle test's orders; assignment.toml
   says so).
+
+``use_contract_lm_loss`` puts the contract's one-line ``lm_loss`` in place of the student's for the
+length of one ``train`` call, so ``train``'s tests judge the loop alone: a wrong ``lm_loss`` is
+charged by its own test, not again by every test of the loop that calls it. It holds no answer
+the contract does not state.
 """
 
 from __future__ import annotations
 
+import sys
+
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+MODULE = "transformer"
 
 # The first optimiser a process builds imports torch._dynamo (seconds of CPU). The worker imports
 # this file when it starts, outside every test's time limit, so the student's first train() call
@@ -108,3 +118,26 @@ def set_global_seed(seed: int) -> None:
 def draw_global(n: int) -> list[float]:
     """Consume ``n`` numbers from the worker's global RNG (to show a loop does not depend on it)."""
     return torch.rand(int(n)).tolist()
+
+
+def contract_lm_loss(model: nn.Module, tokens: torch.Tensor) -> torch.Tensor:
+    """The contract's lm_loss: mean cross-entropy of model(tokens[:, :-1]) against tokens[:, 1:] (the grader's)."""
+    logits = model(tokens[:, :-1])                                               # (B, T, V)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+
+
+_own_lm_loss: dict[int, object] = {}  # id(module) -> the student's own lm_loss while the contract's stands in
+
+
+def use_contract_lm_loss(on: bool) -> None:
+    """Put ``contract_lm_loss`` in place of the student module's ``lm_loss`` (``on``), or give back its own."""
+    module = sys.modules[MODULE]
+    if on and id(module) not in _own_lm_loss:
+        _own_lm_loss[id(module)] = vars(module).get("lm_loss")
+        module.lm_loss = contract_lm_loss
+    elif not on and id(module) in _own_lm_loss:
+        own = _own_lm_loss.pop(id(module))
+        if own is None:
+            vars(module).pop("lm_loss", None)  # the file defines none: leave it undefined, as written
+        else:
+            module.lm_loss = own

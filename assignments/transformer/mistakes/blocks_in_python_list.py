@@ -5,7 +5,12 @@ so PyTorch never registers them: their weights are missing from parameters() and
 optimiser never trains them, and .double() or .to(device) skip them. Wrap the list:
 self.blocks = nn.ModuleList(TransformerBlock(d_model, n_heads, d_ff) for _ in range(n_layers)).
 """
-CAUGHT_BY = ["hidden/test_lm.py::test_state_dict_keys", "hidden/test_lm.py::test_lm_matches_reference"]
+CAUGHT_BY = [
+    "hidden/test_lm.py::test_lm_matches_reference",
+    "hidden/test_lm.py::test_state_dict_keys",
+    "hidden/test_lm.py::test_causality",
+    "hidden/test_train.py::test_counting_task",
+]
 
 
 class TinyCausalLM(TinyCausalLM):  # noqa: F821

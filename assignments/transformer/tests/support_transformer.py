@@ -20,6 +20,8 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
+from autograder.checks import Feedback, expect_true
+
 _HELPERS_FILE = Path(__file__).resolve().parents[1] / "worker_helpers.py"
 _helpers = None
 
@@ -42,6 +44,21 @@ def helpers():
 def probe_pair(student, *args, **kwargs):
     """The same ProbeLM twice: a handle built in the student's worker, and a grader-side copy."""
     return student.helper("ProbeLM", *args, **kwargs), helpers().ProbeLM(*args, **kwargs)
+
+
+def train_alone(student, *args, **kwargs):
+    """``student.train(*args, **kwargs)`` with the contract's lm_loss in place of the student's own
+    (worker_helpers.use_contract_lm_loss): train's tests charge the loop's own mistakes only, a wrong lm_loss
+    being charged by lm_loss's test. The loop's history, weights and steps are then compared with the
+    reference loop's, which computes the same loss. A loop that computes its loss inline is judged on it."""
+    student.helper("use_contract_lm_loss", True)
+    try:
+        return student.train(*args, **kwargs)
+    finally:
+        try:
+            student.helper("use_contract_lm_loss", False)
+        except Feedback:  # the worker was stopped (a restart imports the file afresh): nothing to give back
+            pass
 
 
 def randomise_(module: nn.Module, gen: torch.Generator, scale: float = 1.0) -> nn.Module:
@@ -133,8 +150,6 @@ def expect_grad_off_in_source(student, name: str, what: str) -> None:
     """The no_grad tests' evidence: the grader's own reading of the submitted file (the function or the
     module functions it calls use torch.no_grad, inference_mode or set_grad_enabled). The probe model's
     log, written inside the student's process, may only fail a test, never pass one."""
-    from autograder.checks import expect_true
-
     found = bool(student.grad_off(name))  # a live with-block or decorator around a call (grading/grad_scope.py)
     expect_true(
         found,
@@ -161,10 +176,8 @@ def expect_a_loop_that_trains(student, reference, probe_args, seed, train_tokens
     for a loop that trains. The grader runs the student's loop for one full-batch epoch on
     ``ProbeLM(*probe_args, seed=seed)`` and checks, on the weights read back, that the step went downhill
     (DOWNHILL_COS). A made-up history beside weights that only moved earns nothing, whatever it reports."""
-    from autograder.checks import expect_true
-
     probe, local = probe_pair(student, *probe_args, seed=seed)
-    student.train(probe, train_tokens, val_tokens, epochs=1, lr=lr, batch_size=len(train_tokens), seed=seed)
+    train_alone(student, probe, train_tokens, val_tokens, epochs=1, lr=lr, batch_size=len(train_tokens), seed=seed)
     after = got_state(probe)
     local.train()
     reference.lm_loss(local, train_tokens).backward()  # the grader's own gradient at the initial weights

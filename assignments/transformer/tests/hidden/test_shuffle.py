@@ -13,7 +13,7 @@ generator's state after the call is drawn there too: both can only fail the test
 
 import pytest
 import torch
-from support_transformer import expect_a_loop_that_trains, got_state, tokens
+from support_transformer import expect_a_loop_that_trains, got_state, tokens, train_alone
 
 from autograder.checks import expect_close, expect_true
 
@@ -62,7 +62,7 @@ def _run(student, data, seed, global_seed, probe_seed):
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=probe_seed)
     probe.watch(data[1])
     probe.record_rows()
-    history = student.train(probe, *data, epochs=EPOCHS, lr=LR, batch_size=BATCH, seed=seed)
+    history = train_alone(student, probe, *data, epochs=EPOCHS, lr=LR, batch_size=BATCH, seed=seed)
     draws = student.helper("draw_global", 4)
     expect_true(
         isinstance(history, dict) and len(history.get("train_loss", ())) == EPOCHS,
