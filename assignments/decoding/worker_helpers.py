@@ -22,6 +22,10 @@ what it returns must be what the honest code returns.
   values and stores each position once; recomputing the prefix gives the unmarked logits.
 * ``generate_calls``: several ``generate`` calls with the *same* params object (the seam
   decodes a fresh dict for every call), to show no state is kept between calls.
+* ``contract_cache``: a cache of the grader's that does what the contract says ``KVCache`` does
+  as ``forward`` uses it (``update`` appends and returns (K, V); ``len`` counts the positions
+  stored), so ``forward``'s cache tests judge ``forward`` alone: a wrong ``KVCache`` is charged by
+  its own tests. It holds no answer the contract does not state (no checks, no ``max_len``).
 
 Each helper has a ``run_*`` twin taking the module, which the grader runs on the reference
 (for the expected values) and on each catalogued mistake (for diagnosis).
@@ -130,3 +134,27 @@ def run_generate_calls(module, params: dict, calls: list) -> list:
         except Exception as exc:  # noqa: BLE001 - a call that fails is a result too (the test says so)
             results.append(f"raised {type(exc).__name__}: {str(exc)[:200]}")
     return results
+
+
+class ContractCache:
+    """The grader's key/value cache, for forward's tests: ``update(layer, k, v)`` appends (B, n, d) after the
+    stored positions and returns the layer's (K, V); ``len`` is the number of positions in layer 0."""
+
+    def __init__(self, n_layers: int, max_len: int):
+        self.max_len = int(max_len)
+        self.keys: list = [None] * int(n_layers)
+        self.values: list = [None] * int(n_layers)
+
+    def __len__(self) -> int:
+        return 0 if self.keys[0] is None else int(self.keys[0].shape[1])
+
+    def update(self, layer: int, k: torch.Tensor, v: torch.Tensor):
+        if self.keys[layer] is not None:
+            k, v = torch.cat([self.keys[layer], k], dim=1), torch.cat([self.values[layer], v], dim=1)  # (B, t + n, d)
+        self.keys[layer], self.values[layer] = k, v
+        return k, v
+
+
+def contract_cache(n_layers: int, max_len: int) -> ContractCache:
+    """A ``ContractCache`` living in the worker, to hand to the student's ``forward``."""
+    return ContractCache(n_layers, max_len)

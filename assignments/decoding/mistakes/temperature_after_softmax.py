@@ -5,9 +5,10 @@ distribution back. Temperature divides the LOGITS before the softmax, softmax(lo
 distribution, T > 1 flattens it (see "Temperature" in the handout).
 """
 CAUGHT_BY = [
+    "public/test_decoding_public.py::test_probs_worked_example",
     "hidden/test_sampling.py::test_probs_temperature",
     "hidden/test_sampling.py::test_top_k_matches_reference",
-    "hidden/test_sampling.py::test_sample_frequencies",
+    "hidden/test_sampling.py::test_top_p_after_temperature_and_top_k",
 ]
 
 _reference_next_token_probs = next_token_probs

@@ -68,15 +68,22 @@ def distinct_logits(rows: int, vocab: int, gen: torch.Generator, spread: float =
     return torch.stack(out)
 
 
-def cached_pieces(module, prm: dict, toks: torch.Tensor, chunks: list[int]) -> torch.Tensor:
-    """forward through a fresh module.KVCache, feeding ``chunks`` tokens at a time; the logits concatenated."""
+def cached_pieces(module, prm: dict, toks: torch.Tensor, chunks: list[int], make_cache=None) -> torch.Tensor:
+    """forward through a fresh cache (``make_cache(n_layers, max_len)``, module.KVCache by default), feeding
+    ``chunks`` tokens at a time; the logits concatenated."""
     n_layers = sum(1 for k in prm if k.endswith(".w_q"))
-    cache = module.KVCache(n_layers, prm["positions"].shape[0])
+    cache = (make_cache or module.KVCache)(n_layers, prm["positions"].shape[0])
     pieces, start = [], 0
     for size in chunks:
         pieces.append(torch.as_tensor(module.forward(prm, toks[:, start:start + size], cache)).detach())
         start += size
     return torch.cat(pieces, dim=1)
+
+
+def graders_cache(student):
+    """A maker of the grader's cache in the student's worker (worker_helpers.ContractCache): forward's tests hand
+    it to the student's forward, so that they judge forward alone (a wrong KVCache pays in its own tests)."""
+    return lambda n_layers, max_len: student.helper("contract_cache", n_layers, max_len)
 
 
 def fmt(values) -> str:

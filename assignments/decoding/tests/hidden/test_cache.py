@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from support_decoding import cached_pieces, params, tokens
+from support_decoding import cached_pieces, graders_cache, params, tokens
 
 from autograder.checks import derived, expect_close, expect_raises, expect_true
 
@@ -112,9 +112,9 @@ def test_cached_forward_equals_recompute(student, reference, gen, case):
     prm = params(gen)
     toks = tokens(2, sum(chunks), 9, gen)
     want = reference.forward(prm, toks)                                           # (2, T, V) recomputed at once
-    got = cached_pieces(student, prm, toks, chunks)
+    got = cached_pieces(student, prm, toks, chunks, graders_cache(student))  # the grader's cache: forward alone
     expect_close(
-        got, want, f"forward(params, chunks of {chunks} tokens, one KVCache) against forward(params, all {sum(chunks)} "
+        got, want, f"forward(params, chunks of {chunks} tokens, one cache of the grader's) against forward(params, all {sum(chunks)} "
         "tokens)", atol=1e-10, hint=CACHE_HINT,  # float64 round-off
     )
 
@@ -167,9 +167,10 @@ def test_cache_never_changes_earlier_entries(student, reference, gen):
 STORED = {"1 new token after 5 stored": (5, 1), "2 new tokens after 3 stored": (3, 2)}
 
 
-def _forward_on_stored(module, prm, stored_k, stored_v, toks):
-    """forward(prm, toks, cache), the cache holding stored_k[l] / stored_v[l] in layer l (given to update directly)."""
-    cache = module.KVCache(len(stored_k), prm["positions"].shape[0])
+def _forward_on_stored(module, prm, stored_k, stored_v, toks, make_cache=None):
+    """forward(prm, toks, cache), the cache (``make_cache``, module.KVCache by default) holding stored_k[l] /
+    stored_v[l] in layer l (given to update directly)."""
+    cache = (make_cache or module.KVCache)(len(stored_k), prm["positions"].shape[0])
     for layer, (k, v) in enumerate(zip(stored_k, stored_v)):
         cache.update(layer, k, v)
     return module.forward(prm, toks, cache)
@@ -187,10 +188,10 @@ def test_forward_reads_the_cache(student, reference, gen, case):
     stored_v = [torch.randn(2, t0, 8, generator=gen, dtype=torch.float64) for _ in range(2)]
     toks = tokens(2, T, 9, gen)
     want = _forward_on_stored(reference, prm, stored_k, stored_v, toks)       # (2, T, 9)
-    got = _forward_on_stored(student, prm, stored_k, stored_v, toks)
+    got = _forward_on_stored(student, prm, stored_k, stored_v, toks, graders_cache(student))  # forward alone
     expect_close(
         got, want,
-        f"KVCache(2, 24) given {t0} positions of random keys and values in each layer with update, then "
+        f"a cache of the grader's (2 layers, max_len 24) given {t0} positions of random keys and values in each layer with update, then "
         f"forward(params, tokens (2, {T}), cache): the logits",
         atol=1e-10,  # float64 round-off
         hint=f"The new tokens are positions {t0} .. {t0 + T - 1} (t0 = len(cache)); in every layer their keys and "

@@ -4,7 +4,7 @@ import pytest
 import torch
 from support_decoding import SIGMAS, distinct_logits, finite, fmt, token_ids
 
-from autograder.checks import expect_close, expect_raises, expect_true
+from autograder.checks import Feedback, expect_close, expect_raises, expect_true
 
 HINT = ("In this order: softmax(logits / temperature); keep the top_k most probable tokens; keep the nucleus (the "
         "most probable tokens until their mass reaches top_p, the crossing token included); renormalise after each.")
@@ -242,6 +242,11 @@ def test_single_token_exact(student, gen, seed, case):
     got = token_ids(student.sample_next(logits, generator=generator, **kwargs),
                     f"sample_next(400 rows of logits (400, 6), {_args(kwargs)})", 6)
     bad = int((got.reshape(-1)[: want.numel()] != want).sum()) if got.numel() == want.numel() else want.numel()
+    if bad and got.shape == want.shape:  # sample_next alone: the one token your own next_token_probs leaves is right
+        own = _own_probs(student, logits, kwargs)
+        kept = own.argmax(-1) if own is not None and bool(((own > 0).sum(-1) == 1).all()) else None
+        if kept is not None and torch.equal(got, kept) and _reads_its_rows(student, logits, kept):
+            bad = 0
     expect_true(
         got.shape == want.shape and bad == 0,
         f"sample_next(400 rows of logits, {_args(kwargs)}): {bad} of 400 draws were not the only token left "
@@ -249,6 +254,29 @@ def test_single_token_exact(student, gen, seed, case):
         "from softmax(logits); and keep the token that crosses top_p, even when it is the first one.",
         got=float(bad > 0),
     )
+
+
+def _own_probs(student, logits, kwargs):
+    """The student's own next_token_probs(logits, **kwargs) when it is a distribution per row (finite, >= 0, sums
+    to 1), else None: sample_next is judged against it too, so that a filtering mistake pays in its own tests."""
+    try:
+        probs = finite(student.next_token_probs(logits, **kwargs), "next_token_probs")
+    except (Feedback, RuntimeError, TypeError, ValueError):
+        return None
+    ok = probs.shape == logits.shape and bool((probs >= 0).all()) and bool(((probs.sum(-1) - 1).abs() < 1e-9).all())
+    return probs if ok else None
+
+
+def _reads_its_rows(student, logits, kept):
+    """A sampler that always gives the same token proves nothing: where the own kept token is one for every row,
+    the same sample_next must also give each row's argmax at temperature 0."""
+    if int(kept.unique().numel()) > 1:
+        return True
+    try:
+        greedy = token_ids(student.sample_next(logits, temperature=0.0), "sample_next(temperature=0)", logits.shape[-1])
+    except Feedback:
+        return False
+    return greedy.shape == kept.shape and torch.equal(greedy, logits.argmax(-1))
 
 
 FREQUENCY_CASES = {
@@ -286,6 +314,9 @@ def test_sample_frequencies(student, reference, gen, seed, case):
         f"sample_next(logits ({N_DRAWS}, 7), ...): expected one token per row ({N_DRAWS}), got shape {tuple(tokens.shape)}.",
     )
     flags, freq = _frequency_failures(tokens, probs)
+    own = _own_probs(student, row, kwargs) if any(flags) else None
+    if own is not None and int((own[0] > 0).sum()) >= 2 and not any(_frequency_failures(tokens, own[0])[0]):
+        flags = [0.0] * len(flags)  # sample_next alone: exact draws of your own next_token_probs (a real sampler)
     expect_true(
         not any(flags),
         f"sample_next(the same logits in {N_DRAWS} rows, {_args(kwargs)}): the frequencies of your draws are "
@@ -324,6 +355,9 @@ def test_generator_reproducible(student, reference, seed):
     # randint from the generator is reproducible too)
     probs = reference.next_token_probs(logits[:1], temperature=1.3)[0]
     flags, freq = _frequency_failures(fresh, probs) if fresh.numel() == ROWS else ([2.0], None)
+    own = _own_probs(student, logits[:1], {"temperature": 1.3}) if any(flags) and freq is not None else None
+    if own is not None and int((own[0] > 0).sum()) >= 2 and not any(_frequency_failures(fresh, own[0])[0]):
+        flags = [0.0] * len(flags)  # draws of your own next_token_probs: its mistake pays in its own tests
     expect_true(
         not any(flags),
         f"sample_next(logits ({ROWS}, 6), temperature=1.3, generator=g): the frequencies of your draws are "
