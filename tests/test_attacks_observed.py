@@ -103,3 +103,53 @@ def test_the_no_grad_evidence_reads_other_courses_styles():
     }
     for name, source in mentions.items():
         assert not grad_off_functions(source), name
+
+
+# The grader hands train a stand-in lm_loss and forward a cache of its own (each function pays for its own mistakes,
+# issue 50): both live in the student's worker, so a student's lm_loss or KVCache that finds them (through gc) must
+# get an error, never the points of lm_loss's or KVCache's own tests.
+LM_LOSS_FROM_GC = '''
+def lm_loss(model, tokens):
+    import gc
+    for found in gc.get_objects():
+        if callable(found) and getattr(found, "__name__", "") == "contract_lm_loss":
+            return found(model, tokens)
+    return model(tokens[:, :-1]).sum() * 0.0
+'''
+
+KVCACHE_FROM_GC = '''
+class KVCache:
+    def __init__(self, n_layers, max_len):
+        import gc
+        made = next(c for c in gc.get_objects() if isinstance(c, type) and c.__name__ == "ContractCache")
+        self._inner, self.max_len = made(n_layers, max_len), max_len
+        self.keys, self.values = self._inner.keys, self._inner.values
+
+    def __len__(self):
+        return len(self._inner)
+
+    def update(self, layer, k, v):
+        if layer == 0 and len(self._inner) + k.shape[1] > self.max_len:
+            raise ValueError(f"max_len={self.max_len}")
+        out = self._inner.update(layer, k, v)
+        self.keys, self.values = self._inner.keys, self._inner.values
+        return out
+'''
+
+
+@pytest.mark.proof  # four whole-suite gradings
+@pytest.mark.parametrize(
+    "assignment, function, attack",
+    [("transformer", "lm_loss", LM_LOSS_FROM_GC), ("decoding", "KVCache", KVCACHE_FROM_GC)],
+    ids=["lm_loss", "KVCache"],
+)
+def test_the_graders_stand_ins_never_pay_the_function_they_stand_in_for(tmp_path, assignment, function, attack):
+    config = load_assignment(assignment, KIT)
+
+    def earned(source: str, folder) -> float:
+        document = grade_submission(config, write_submission(folder, assignment, source)).document
+        return sum(t["score"] for t in document["tests"] if t["extra_data"]["function"] == function)
+
+    honest = earned(reference_source(assignment), tmp_path / "honest")
+    stolen = earned(reference_source(assignment) + attack, tmp_path / "attack")  # the later definition wins
+    assert honest > 0 and stolen == 0, (honest, stolen)

@@ -34,6 +34,7 @@ Each helper has a ``run_*`` twin taking the module, which the grader runs on the
 from __future__ import annotations
 
 import sys
+import weakref
 
 import torch
 
@@ -136,19 +137,35 @@ def run_generate_calls(module, params: dict, calls: list) -> list:
     return results
 
 
+_live: weakref.WeakSet = weakref.WeakSet()  # the grader's caches of the test running now (contract_cache)
+_making = [False]
+
+
 class ContractCache:
     """The grader's key/value cache, for forward's tests: ``update(layer, k, v)`` appends (B, n, d) after the
-    stored positions and returns the layer's (K, V); ``len`` is the number of positions in layer 0."""
+    stored positions and returns the layer's (K, V); ``len`` is the number of positions in layer 0.
+
+    Only ``contract_cache`` makes one, and it works only until its test ends (``contract_caches_done``): a
+    student's KVCache that found this class or kept an instance (through gc, say) gets an error, never the points
+    of KVCache's tests."""
 
     def __init__(self, n_layers: int, max_len: int):
+        if not _making[0]:
+            raise RuntimeError("the grader's cache is made by the grader only, for forward's tests: write your own KVCache")
         self.max_len = int(max_len)
         self.keys: list = [None] * int(n_layers)
         self.values: list = [None] * int(n_layers)
 
+    def _in_its_test(self) -> None:
+        if self not in _live:
+            raise RuntimeError("a cache of the grader's works only inside the forward test it was made for")
+
     def __len__(self) -> int:
+        self._in_its_test()
         return 0 if self.keys[0] is None else int(self.keys[0].shape[1])
 
     def update(self, layer: int, k: torch.Tensor, v: torch.Tensor):
+        self._in_its_test()
         if self.keys[layer] is not None:
             k, v = torch.cat([self.keys[layer], k], dim=1), torch.cat([self.values[layer], v], dim=1)  # (B, t + n, d)
         self.keys[layer], self.values[layer] = k, v
@@ -156,5 +173,16 @@ class ContractCache:
 
 
 def contract_cache(n_layers: int, max_len: int) -> ContractCache:
-    """A ``ContractCache`` living in the worker, to hand to the student's ``forward``."""
-    return ContractCache(n_layers, max_len)
+    """A ``ContractCache`` living in the worker, to hand to the student's ``forward`` (until contract_caches_done)."""
+    _making[0] = True
+    try:
+        cache = ContractCache(n_layers, max_len)
+    finally:
+        _making[0] = False
+    _live.add(cache)
+    return cache
+
+
+def contract_caches_done() -> None:
+    """The test that made the grader's caches has ended: they stop working."""
+    _live.clear()

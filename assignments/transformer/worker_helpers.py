@@ -121,7 +121,11 @@ def draw_global(n: int) -> list[float]:
 
 
 def contract_lm_loss(model: nn.Module, tokens: torch.Tensor) -> torch.Tensor:
-    """The contract's lm_loss: mean cross-entropy of model(tokens[:, :-1]) against tokens[:, 1:] (the grader's)."""
+    """The contract's lm_loss: mean cross-entropy of model(tokens[:, :-1]) against tokens[:, 1:] (the grader's).
+    It stands in only while ``use_contract_lm_loss`` has put it in place (inside one train test): called at any
+    other time (a student's lm_loss that found it, say through gc) it raises, so it never pays lm_loss's tests."""
+    if not _own_lm_loss:
+        raise RuntimeError("the grader's stand-in lm_loss works only inside train's tests: write your own lm_loss")
     logits = model(tokens[:, :-1])                                               # (B, T, V)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
 

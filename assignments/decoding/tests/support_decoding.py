@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -80,10 +81,18 @@ def cached_pieces(module, prm: dict, toks: torch.Tensor, chunks: list[int], make
     return torch.cat(pieces, dim=1)
 
 
+@contextmanager
 def graders_cache(student):
     """A maker of the grader's cache in the student's worker (worker_helpers.ContractCache): forward's tests hand
-    it to the student's forward, so that they judge forward alone (a wrong KVCache pays in its own tests)."""
-    return lambda n_layers, max_len: student.helper("contract_cache", n_layers, max_len)
+    it to the student's forward, so that they judge forward alone (a wrong KVCache pays in its own tests). The
+    caches it made stop working when the block ends (worker_helpers.contract_caches_done)."""
+    try:
+        yield lambda n_layers, max_len: student.helper("contract_cache", n_layers, max_len)
+    finally:
+        try:
+            student.helper("contract_caches_done")
+        except Feedback:  # the worker was stopped: its caches went with it
+            pass
 
 
 def fmt(values) -> str:

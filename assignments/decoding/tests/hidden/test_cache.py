@@ -112,7 +112,8 @@ def test_cached_forward_equals_recompute(student, reference, gen, case):
     prm = params(gen)
     toks = tokens(2, sum(chunks), 9, gen)
     want = reference.forward(prm, toks)                                           # (2, T, V) recomputed at once
-    got = cached_pieces(student, prm, toks, chunks, graders_cache(student))  # the grader's cache: forward alone
+    with graders_cache(student) as make_cache:  # the grader's cache: forward alone
+        got = cached_pieces(student, prm, toks, chunks, make_cache)
     expect_close(
         got, want, f"forward(params, chunks of {chunks} tokens, one cache of the grader's) against forward(params, all {sum(chunks)} "
         "tokens)", atol=1e-10, hint=CACHE_HINT,  # float64 round-off
@@ -188,7 +189,8 @@ def test_forward_reads_the_cache(student, reference, gen, case):
     stored_v = [torch.randn(2, t0, 8, generator=gen, dtype=torch.float64) for _ in range(2)]
     toks = tokens(2, T, 9, gen)
     want = _forward_on_stored(reference, prm, stored_k, stored_v, toks)       # (2, T, 9)
-    got = _forward_on_stored(student, prm, stored_k, stored_v, toks, graders_cache(student))  # forward alone
+    with graders_cache(student) as make_cache:  # forward alone
+        got = _forward_on_stored(student, prm, stored_k, stored_v, toks, make_cache)
     expect_close(
         got, want,
         f"a cache of the grader's (2 layers, max_len 24) given {t0} positions of random keys and values in each layer with update, then "
