@@ -14,6 +14,22 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from support_train import (
+    LENGTH,
+    MAX_LEN,
+    VOCAB,
+    D,
+    counting_reference_model,
+    epoch_and_weights,
+    expect_real_losses,
+    flat,
+    frozen_loss,
+    history_keys_ok,
+    probe_data,
+    rising_validation,
+    run_both,
+    validation_calls_with_grad,
+)
 from support_transformer import (
     counting,
     expect_a_loop_that_trains,
@@ -26,11 +42,10 @@ from support_transformer import (
     train_alone,
 )
 
-from autograder.checks import Feedback, as_float64, expect_close, expect_true
+from autograder.checks import Feedback, expect_close, expect_true
 
 pytestmark = pytest.mark.grades("train")  # the function these tests grade (summary, dashboard, pytest -m)
 
-VOCAB, D, MAX_LEN, LENGTH = 6, 8, 16, 9
 # float64 probes: two correct loops differ by round-off in sums taken in another order, which
 # Adam's normalised steps keep around 1e-13 after a few epochs; but the contract also allows
 # clipping by hand, g * max_norm / ||g||, without clip_grad_norm_'s 1e-6 on the norm. Measured
@@ -41,38 +56,12 @@ RTOL = 1e-6
 WEIGHTS_ATOL = 4e-6
 
 
-def _data(gen, n_train=8, n_val=6):
-    """Train rows start with a non-zero token and validation rows with 0, so the probe can tell them apart."""
-    return tokens(n_train, LENGTH, VOCAB, gen, first=(1, VOCAB)), tokens(n_val, LENGTH, VOCAB, gen, first=(0, 1))
-
-
-def _run_both(student, reference, probe_seed, train_tokens, val_tokens, init_scale, **options):
-    """Train the same probe with the student's loop (in the worker) and the reference loop (here)."""
-    probe, local = probe_pair(student, VOCAB, D, MAX_LEN, seed=probe_seed, init_scale=init_scale)
-    got = train_alone(student, probe, train_tokens, val_tokens, **options)
-    want = reference.train(local, train_tokens, val_tokens, **options)
-    return probe, local, got, want
-
-
-def _history_keys_ok(got, options):
-    expect_true(
-        isinstance(got, dict) and {"train_loss", "val_loss", "best_epoch"} <= set(got),
-        f"train(...) must return a dict with keys 'train_loss', 'val_loss' and 'best_epoch'; got {got!r:.200}",
-    )
-    for key in ("train_loss", "val_loss"):
-        expect_true(
-            len(got[key]) == options["epochs"],
-            f"train(..., epochs={options['epochs']}): history['{key}'] has {len(got[key])} entries, expected one "
-            "float per epoch.",
-        )
-
-
 def test_full_batch_history(student, reference, gen, seed):
     """train: one full batch per epoch follows the reference loop step for step (losses per epoch)"""
-    train_tokens, val_tokens = _data(gen)
+    train_tokens, val_tokens = probe_data(gen)
     options = dict(epochs=6, lr=0.05, batch_size=64, seed=seed)
-    _, _, got, want = _run_both(student, reference, seed, train_tokens, val_tokens, init_scale=2.0, **options)
-    _history_keys_ok(got, options)
+    _, _, got, want = run_both(student, reference, seed, train_tokens, val_tokens, init_scale=2.0, **options)
+    history_keys_ok(got, options)
     setting = (f"train(probe model, train_tokens {tuple(train_tokens.shape)}, val_tokens {tuple(val_tokens.shape)}, "
                "epochs=6, lr=0.05, batch_size=64), so one full batch and one optimiser step per epoch")
     expect_close(
@@ -89,41 +78,6 @@ def test_full_batch_history(student, reference, gen, seed):
     )
 
 
-def _flat(history):
-    """A history as one list of numbers: train losses, validation losses, best epoch (NaN where not a number)."""
-
-    def number(v):
-        try:
-            return float(v)
-        except (TypeError, ValueError):
-            return math.nan
-
-    return [number(v) for v in [*history["train_loss"], *history["val_loss"], history["best_epoch"]]]
-
-
-def _rising_validation(reference, gen, seed, options, tries=6):
-    """Probe data on which the reference's validation loss bottoms out early and then rises.
-
-    Chosen on the grader side (the reference is trusted): the first candidate whose best epoch is
-    neither the first nor the last and is not the epoch of lowest training loss, so that picking the
-    checkpoint by training loss, or keeping the last weights, gives a different model (in a loop that trains
-    like the reference; the test judges the loop on its own history). Four training
-    rows and a high learning rate make the probe overfit within a few epochs; about half of the
-    random candidates qualify, so a few tries almost always find one, and the test stays valid (only
-    less sharp) when none does. Returns the data.
-    """
-    epochs = options["epochs"]
-    for _ in range(tries):
-        data = tokens(4, LENGTH, VOCAB, gen), tokens(6, LENGTH, VOCAB, gen)
-        local = helpers().ProbeLM(VOCAB, D, MAX_LEN, seed=seed, init_scale=1.0)
-        history = reference.train(local, *data, **options)
-        train_loss, best = history["train_loss"], history["best_epoch"]
-        lowest_train = min(range(epochs), key=lambda i: train_loss[i])
-        if 1 <= best <= epochs - 2 and lowest_train != best:
-            break
-    return data
-
-
 # More data for a loop whose own validation loss did not turn at lr=0.1 (SGD's, say): the learning rates of the
 # tries after the first. Over 20 seeds the reference and Adam turned at the first try, SGD within three 19 times.
 RETRY_LRS = (1.0, 1.0)
@@ -137,7 +91,7 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
     # training loss, or the last weights kept, shows in any loop that trains like the recipe. When the loop's own
     # validation loss does not turn there (lowest at the first or last epoch), it gets other data and a higher lr.
     epochs = 8
-    data = _rising_validation(reference, gen, seed, dict(epochs=epochs, lr=0.1, batch_size=64, seed=seed))
+    data = rising_validation(reference, gen, seed, dict(epochs=epochs, lr=0.1, batch_size=64, seed=seed))
     probe_args, probe_kwargs = (VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 1.0}
     for attempt, lr in enumerate((0.1, *RETRY_LRS)):
         if attempt:
@@ -145,9 +99,9 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
         options = dict(epochs=epochs, lr=lr, batch_size=64, seed=seed)
         probe = student.helper("ProbeLM", *probe_args, **probe_kwargs)
         got = train_alone(student, probe, *data, **options)
-        _history_keys_ok(got, options)
+        history_keys_ok(got, options)
         setting = f"train(probe model, epochs={epochs}, lr={lr}, one full batch)"
-        _expect_real_losses(got, setting)
+        expect_real_losses(got, setting)
         val = [float(v) for v in got["val_loss"]]
         lowest = val.index(min(val))  # the first of the lowest
         # The diagnoser compares the whole history (losses and best epoch), not the epoch index alone.
@@ -157,7 +111,7 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
             f"at epoch {lowest} (training losses {fmt(got['train_loss'])}). best_epoch is the index (from 0) of the "
             "LOWEST VALIDATION loss, the first on ties: the training loss keeps falling while the model overfits, so "
             "it cannot choose the checkpoint (and the test set must never be used for it).",
-            got=_flat(got),
+            got=flat(got),
         )
         if 1 <= lowest <= epochs - 2:
             break
@@ -186,19 +140,9 @@ def test_best_epoch_and_weights(student, reference, gen, seed):
             # For the diagnoser: the best epoch with the weights, so that a checkpoint chosen on the training loss
             # (another best epoch, the same last weights) is not named for a loop that only forgot to restore, or
             # to copy, the best weights.
-            exc.got = _epoch_and_weights(got["best_epoch"], final)
+            exc.got = epoch_and_weights(got["best_epoch"], final)
             raise
     expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, lr)
-
-
-def _epoch_and_weights(best_epoch, state):
-    """One float64 vector: the best epoch, then the weights flattened (in name order)."""
-    try:
-        epoch = float(best_epoch)
-    except (TypeError, ValueError):
-        epoch = math.nan
-    weights = [as_float64(state[k], "the weights").detach().reshape(-1) for k in sorted(state)]
-    return torch.cat([torch.tensor([epoch], dtype=torch.float64), *weights])
 
 
 def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
@@ -209,14 +153,14 @@ def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
     # train mode, whatever the shuffle: batches of 4, 4 and 2 rows must be weighted 4:4:2
     options = dict(epochs=2, lr=0.0, batch_size=4, seed=seed)
     got = train_alone(student, probe, train_tokens, val_tokens, **options)
-    _history_keys_ok(got, options)
+    history_keys_ok(got, options)
     with torch.no_grad():
         whole, in_eval_mode = (float(reference.lm_loss(local.train(mode), train_tokens)) for mode in (True, False))
     hint = ("With lr=0 the weights never change, so each epoch's training loss must equal the mean loss over all 10 "
             "rows. Batches have 4, 4 and 2 rows: average the batch losses weighted by their sizes (sum of "
             "loss.item() * len(batch), divided by the number of rows), not the plain mean of the three; and every "
             "row counts: the last, smaller batch is trained on too (no drop_last=True).")
-    in_eval = [i for i, v in enumerate(_flat(got)[:2]) if abs(v - in_eval_mode) <= 1e-9 * abs(in_eval_mode)]
+    in_eval = [i for i, v in enumerate(flat(got)[:2]) if abs(v - in_eval_mode) <= 1e-9 * abs(in_eval_mode)]
     if in_eval:  # the loss of the whole set in eval mode: the weighting is right, the mode is not
         hint = (f"Epoch {in_eval[0]}'s training loss is the loss of all 10 rows in EVAL mode ({in_eval_mode:.6f}): "
                 "that epoch trained with the model in eval mode. The validation switches to model.eval(); call "
@@ -229,22 +173,6 @@ def test_train_loss_weighted_by_batch_size(student, reference, gen, seed):
     )
 
 
-def _expect_real_losses(history, what):
-    """The history holds cross-entropies (a constant answer has no best epoch to find)."""
-    losses = [float(v) for v in list(history["train_loss"]) + list(history["val_loss"])]
-    expect_true(all(0 < v < 100 and math.isfinite(v) for v in losses),
-                f"{what}: the losses {fmt(losses)} are not cross-entropies (each is positive, near ln {VOCAB} = "
-                f"{math.log(VOCAB):.3g} for a probe that knows nothing). Record lm_loss(...).item() of every batch.")
-
-
-def _frozen_loss(reference, probe_args, probe_kwargs, val_tokens, training=False):
-    """lm_loss of a fresh grader-side probe on ``val_tokens`` (eval mode unless ``training``), as a float."""
-    local = helpers().ProbeLM(*probe_args, **probe_kwargs)
-    local.train(training)
-    with torch.no_grad():
-        return float(reference.lm_loss(local, val_tokens))
-
-
 def test_best_epoch_first_on_ties(student, reference, gen, seed):
     """train: best_epoch is the first epoch when validation losses tie"""
     train_tokens, val_tokens = tokens(6, LENGTH, VOCAB, gen), tokens(4, LENGTH, VOCAB, gen)
@@ -252,14 +180,14 @@ def test_best_epoch_first_on_ties(student, reference, gen, seed):
     probe = student.helper("ProbeLM", *probe_args, **probe_kwargs)
     options = dict(epochs=3, lr=0.0, batch_size=64, seed=seed)
     got = train_alone(student, probe, train_tokens, val_tokens, **options)
-    _history_keys_ok(got, options)
-    _expect_real_losses(got, "train(probe model, lr=0.0, epochs=3)")
+    history_keys_ok(got, options)
+    expect_real_losses(got, "train(probe model, lr=0.0, epochs=3)")
     # The tie is the grader's, not the loop's word: lr=0 freezes the weights, so every epoch's validation
     # loss is the loss of the initial probe, computed here. A property (best_epoch == 0) pays only together
     # with the values it is about: a loop returning made-up equal losses earns nothing. Either mode's loss is
     # accepted here (the mode is test_validation_eval_mode's business, and test_full_batch_history's).
-    want = _frozen_loss(reference, probe_args, probe_kwargs, val_tokens)
-    in_train_mode = _frozen_loss(reference, probe_args, probe_kwargs, val_tokens, training=True)
+    want = frozen_loss(reference, probe_args, probe_kwargs, val_tokens)
+    in_train_mode = frozen_loss(reference, probe_args, probe_kwargs, val_tokens, training=True)
     got_val = [float(v) for v in got["val_loss"]]
     if got_val and abs(got_val[0] - in_train_mode) <= 1e-10 + 1e-9 * abs(in_train_mode):
         want = in_train_mode
@@ -276,7 +204,7 @@ def test_best_epoch_first_on_ties(student, reference, gen, seed):
         f"train(probe model, lr=0.0, epochs=3): the weights never change, so the three validation losses are "
         f"equal ({fmt(got['val_loss'])}), and best_epoch must be 0, the first of the tied epochs; got "
         f"{got['best_epoch']!r}. Replace the checkpoint only on a strict improvement (val < best).",
-        got=_flat(got),
+        got=flat(got),
     )
 
 
@@ -292,8 +220,8 @@ def test_same_seed_same_history(student, reference, gen, seed):
         probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
         runs.append(train_alone(student, probe, train_tokens, val_tokens, **options))
         weights.append(got_state(probe))
-    _history_keys_ok(runs[0], options)
-    _expect_real_losses(runs[0], "train(probe model, batch_size=3, epochs=3)")
+    history_keys_ok(runs[0], options)
+    expect_real_losses(runs[0], "train(probe model, batch_size=3, epochs=3)")
     # Reproducibility pays only for a loop that trains: the weights the model holds afterwards (read back
     # and compared here) must have moved from the initial ones, and be the same after both runs. A loop
     # that returns a made-up constant history without training earns nothing.
@@ -332,13 +260,13 @@ def test_validation_eval_mode(student, reference, gen, seed):
     # one), whatever the checkpointing does. The grader reads them back and computes their eval-mode
     # validation loss itself; the loop's val_loss must be that number. Nothing the student's process says
     # about its own mode is taken as evidence, only the value it returned.
-    train_tokens, val_tokens = _data(gen)
+    train_tokens, val_tokens = probe_data(gen)
     probe_args, probe_kwargs = (VOCAB, D, MAX_LEN), {"seed": seed, "init_scale": 1.0}
     probe = student.helper("ProbeLM", *probe_args, **probe_kwargs)
     options = dict(epochs=1, lr=0.05, batch_size=4, seed=seed)
     got = train_alone(student, probe, train_tokens, val_tokens, **options)
-    _history_keys_ok(got, options)
-    _expect_real_losses(got, "train(probe model, epochs=1)")
+    history_keys_ok(got, options)
+    expect_real_losses(got, "train(probe model, epochs=1)")
     final = got_state(probe)
     local = helpers().ProbeLM(*probe_args, **probe_kwargs)
     names = sorted(local.state_dict())
@@ -376,17 +304,13 @@ def test_validation_eval_mode(student, reference, gen, seed):
     expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, options["lr"])
 
 
-def _validation_calls_with_grad(log):
-    return sum(bool(c.get("grad_enabled")) for c in log if isinstance(c, dict) and c.get("watched"))
-
-
 def test_validation_no_grad(student, reference, gen, seed):
     """train: the validation loss is computed inside torch.no_grad()"""
     # torch.no_grad() changes no value train returns (no backward is ever called on the validation loss).
     # What pays is the grader's own reading of the source (expect_grad_off_in_source); the probe model's log
     # of torch.is_grad_enabled(), written inside the student's process, can only fail the test. Eval mode,
     # which does change the values, is test_validation_eval_mode.
-    train_tokens, val_tokens = _data(gen)
+    train_tokens, val_tokens = probe_data(gen)
     probe = student.helper("ProbeLM", VOCAB, D, MAX_LEN, seed=seed)
     probe.watch(val_tokens)
     options = dict(epochs=2, lr=0.01, batch_size=4, seed=seed)
@@ -400,7 +324,7 @@ def test_validation_no_grad(student, reference, gen, seed):
         "lm_loss(model, val_tokens) after every epoch.",
     )
     expect_grad_off_in_source(student, "train", "train(probe model, epochs=2)")
-    with_grad = _validation_calls_with_grad(log)
+    with_grad = validation_calls_with_grad(log)
     expect_true(
         with_grad == 0,
         f"train(...): {with_grad} of {val_calls} forward calls on the validation tokens ran with gradients "
@@ -409,23 +333,6 @@ def test_validation_no_grad(student, reference, gen, seed):
         got=with_grad,
     )
     expect_a_loop_that_trains(student, reference, (VOCAB, D, MAX_LEN), seed, train_tokens, val_tokens, options["lr"])
-
-
-def _counting_reference_model(reference, state, vocab):
-    """The reference TinyCausalLM (the contract's default sizes) holding the weights read back from the student's.
-
-    Returns (model or None, what went wrong). Only the reference's parameter names are taken (a persistent
-    positional table the student keeps beside them is left out: the reference builds its own).
-    """
-    with torch.random.fork_rng():
-        model = reference.TinyCausalLM(vocab)
-    want = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    missing = sorted(k for k in want if k not in state)
-    wrong = sorted(k for k in want if k in state and tuple(state[k].shape) != want[k])
-    if missing or wrong:
-        return None, (f"missing {missing[:6]}" if missing else "") + (f" wrong shapes {wrong[:6]}" if wrong else "")
-    model.load_state_dict({k: torch.as_tensor(state[k]).detach().to(torch.float32) for k in want})
-    return model.eval(), ""
 
 
 def test_counting_task(student, reference, gen, seed):
@@ -439,9 +346,9 @@ def test_counting_task(student, reference, gen, seed):
     student.helper("set_global_seed", seed)
     model = student.TinyCausalLM(vocab)
     history = train_alone(student, model, train_tokens, val_tokens, epochs=epochs, seed=seed)
-    _history_keys_ok(history, {"epochs": epochs})
+    history_keys_ok(history, {"epochs": epochs})
     state = {k: torch.as_tensor(v) for k, v in model.state_dict().items()}
-    trained, problem = _counting_reference_model(reference, state, vocab)
+    trained, problem = counting_reference_model(reference, state, vocab)
     expect_true(
         trained is not None,
         f"TinyCausalLM(8) after train(...): its state_dict() does not load into a TinyCausalLM(8) of the contract "
