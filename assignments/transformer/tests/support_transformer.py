@@ -46,6 +46,14 @@ def probe_pair(student, *args, **kwargs):
     return student.helper("ProbeLM", *args, **kwargs), helpers().ProbeLM(*args, **kwargs)
 
 
+# What the student reads where their train fails on the grader's probe model: a model they did not write, in words.
+PROBE = (
+    "(This test trains ProbeLM, the grader's own stand-in model, not your TinyCausalLM: the contract's train works "
+    "on any nn.Module mapping tokens (B, T) to logits (B, T, V). It may rely on model(tokens), model.parameters(), "
+    "model.train() / model.eval() and state_dict(), nothing else (no blocks, embeddings or max_len of its own).)"
+)
+
+
 def train_alone(student, *args, **kwargs):
     """``student.train(*args, **kwargs)`` with the contract's lm_loss in place of the student's own
     (worker_helpers.use_contract_lm_loss): train's tests charge the loop's own mistakes only, a wrong lm_loss
@@ -54,6 +62,11 @@ def train_alone(student, *args, **kwargs):
     student.helper("use_contract_lm_loss", True)
     try:
         return student.train(*args, **kwargs)
+    except Feedback as exc:
+        if "ProbeLM" in str(exc.args[0] if exc.args else ""):  # it failed on a model the student did not write
+            exc.args = (f"{exc.args[0]}\n{PROBE}", *exc.args[1:])
+            exc.hint = f"{exc.hint}\n{PROBE}".strip()
+        raise
     finally:
         try:
             student.helper("use_contract_lm_loss", False)
