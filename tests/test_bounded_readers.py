@@ -8,24 +8,23 @@ the grader's memory. The red team's findings: a 5,000-digit ``execution_count`` 
 and grade-all never wrote report.html); a null byte in a cell (graded on Python 3.11, a ValueError on 3.10); 8,000
 ``print(i)`` lines (260 s of CPU: quadratic); a 1 MB list literal in a notebook or a .py (the grader at 836 MB of
 a 768 MB container) and a 3 MB one on PrairieLearn (1.4-1.7 GB); a copy with a no-op after every statement and its
-names in parentheses (no run shared with its original: never listed).
+names in parentheses (no run shared with its original: never listed). The same attacks graded whole, beside
+their honest baselines, through every entry point: tests/test_attack_matrix.py (make proofs).
 """
 
 from __future__ import annotations
 
-import ast
-import itertools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from attack_uploads import BIG_LIST, notebook, padded
 from conftest import KIT, reference_source
 from test_similarity import ATTENTION, _write, renamed_copy, student_file
 
@@ -36,23 +35,6 @@ from autograder.grading.bounded import Unreadable, bounded
 from autograder.grading.notebook_upload import notebook_module
 from autograder.grading.submission import UnpackBudget, find_submission_file
 from autograder.platforms.prairielearn import _has_syntax_error
-
-BIG_LIST = "BIG = [" + ",".join(["0"] * 500_000) + "]\n"  # 1 MB of source, an AST of 470 MB
-GRADER_MB = 600  # the grader's own peak (RUSAGE_SELF) grading a 1 MB literal: 836 MB before, the container's 768
-
-
-def notebook(*cells: str, execution_count: str = "1") -> bytes:
-    """An nbformat 4 notebook of code cells; ``execution_count`` written into its JSON as it is."""
-    document = {
-        "nbformat": 4,
-        "nbformat_minor": 5,
-        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
-        "cells": [
-            {"cell_type": "code", "metadata": {}, "execution_count": 0, "outputs": [], "source": c.splitlines(True)}
-            for c in cells
-        ],
-    }
-    return json.dumps(document).replace('"execution_count": 0', f'"execution_count": {execution_count}').encode()
 
 
 def _in_a_process(code: str, python: str = sys.executable) -> dict:
@@ -102,6 +84,22 @@ def test_bounded_returns_a_value_and_says_why_it_has_none():
     assert time.monotonic() - started < 20
     assert raised.value.raised == "ValueError" and "is too large" in memory.value.said() and "too long" in spun.value.said()
     assert bounded(lambda: os.getpid()) != os.getpid(), "run in a child of its own"
+
+
+def _write_every_page(buffer: bytearray) -> int:
+    for at in range(0, len(buffer), 4096):
+        buffer[at] = 1
+    time.sleep(0.3)  # held while the grader looks
+    return len(buffer)
+
+
+def test_bounded_counts_the_pages_a_child_holds_alone_not_only_its_address_space():
+    """Writing to memory it inherited grows no address space: each page it writes becomes its own (copy on write)."""
+    inherited = bytearray(64 * 2**20)
+    inherited[::4096] = b"\1" * len(inherited[::4096])  # resident in the grader, shared with the child at the fork
+    assert bounded(_write_every_page, inherited[: 8 * 2**20], memory=32 * 2**20) == 8 * 2**20
+    with pytest.raises(Unreadable, match="too much memory"):
+        bounded(_write_every_page, inherited, memory=32 * 2**20)
 
 
 # -- 1. a number no reader expected ------------------------------------------------------------------------------
@@ -262,25 +260,6 @@ def test_prairielearn_reads_no_file_grading_refused_as_too_large(tmp_path):
 # -- 5. similarity: a canonical form, each student read on their own ---------------------------------------------
 
 
-def padded(source: str) -> str:
-    """The red team's disguise: a statement that does nothing after every statement, every name read in parentheses."""
-    tree = ast.parse(source)
-    no_ops = itertools.cycle(["pass", "...", "0", "None"])
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            body = getattr(node, name, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                setattr(node, name, [s for statement in body for s in (statement, ast.parse(next(no_ops)).body[0])])
-    lines = [line.encode() for line in ast.unparse(tree).split("\n")]
-    reads = [n for n in ast.walk(ast.parse(b"\n".join(lines))) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    for n in sorted(reads, key=lambda n: (n.lineno, n.col_offset), reverse=True):
-        line = lines[n.lineno - 1]
-        lines[n.lineno - 1] = (
-            line[: n.col_offset] + b"(" + line[n.col_offset : n.end_col_offset] + b")" + line[n.end_col_offset :]
-        )
-    return b"\n".join(lines).decode() + "\n"
-
-
 def _cohort() -> dict[str, str]:
     entries = read_catalogue(ATTENTION, "variant") + read_catalogue(ATTENTION, "corpus")
     files = {e.name: student_file(ATTENTION, e.code) for e in entries}
@@ -330,88 +309,3 @@ def test_one_unreadable_upload_is_said_on_its_own_row_and_the_others_compared(tm
     assert set(result.unread) == {"literal", "numbers"} and set(result.skipped) == {"literal", "numbers"}
     assert "too large for the grader to read" in result.unread["literal"] and "ValueError" in result.unread["numbers"]
     assert {frozenset((p.a, p.b)) for p in result.pairs} >= {frozenset(("loops", "padded")), frozenset(("loops", "copied"))}
-
-
-# -- through the entry points (whole gradings: make proofs) -----------------------------------------------------
-
-_GRADE = """
-import atexit, resource, runpy, sys
-atexit.register(lambda: print("@@maxrss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, file=sys.stderr))
-sys.argv = ["autograder", *sys.argv[1:]]
-runpy.run_module("autograder", run_name="__main__", alter_sys=True)
-"""
-
-
-def _graded(upload: Path, tmp_path: Path) -> tuple[dict, float]:
-    """`python -m autograder grade attention <upload> --results r.json`: (its results, the grader's own peak MB)."""
-    results = tmp_path / f"{upload.parent.name}-{upload.name}.json"
-    proc = subprocess.run(
-        [sys.executable, "-c", _GRADE, "grade", "attention", str(upload), "--results", str(results)],
-        cwd=KIT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    peak = float(re.findall(r"@@maxrss ([\d.]+)", proc.stderr)[-1])
-    return json.loads(results.read_text()), peak
-
-
-@pytest.mark.proof
-def test_the_attacks_through_grade_beside_their_honest_twins(tmp_path):
-    uploads = {
-        "honest-notebook": ("attention.ipynb", notebook(reference_source("attention"))),
-        "digits-notebook": ("attention.ipynb", notebook(reference_source("attention"), execution_count="7" * 5000)),
-        "honest-py": ("attention.py", reference_source("attention").encode()),
-        "literal-py": ("attention.py", (reference_source("attention") + BIG_LIST).encode()),
-    }
-    seen = {}
-    for name, (filename, raw) in uploads.items():
-        (tmp_path / name).mkdir()
-        (tmp_path / name / filename).write_bytes(raw)
-        seen[name] = _graded(tmp_path / name / filename, tmp_path)
-    for name in ("honest-notebook", "digits-notebook", "honest-py"):
-        assert seen[name][0]["score"] == 100, (name, seen[name][0].get("output", "")[:500])
-    literal, peak = seen["literal-py"]
-    assert literal["score"] == 0 and literal["extra_data"]["kind"] == "ungradable", literal.get("output", "")[:500]
-    assert "attention.py is too large for the grader to read" in literal["output"]
-    honest = seen["honest-py"][1]
-    # the issue's bound (600 MB, Gradescope's container is 768), and no more than its honest twin's own peak (the
-    # grader's baseline varies by machine: 296 MB measured by the helper, 474 in the fresh-clone CI, both twins alike)
-    assert peak < GRADER_MB and peak < honest + 60, (
-        f"the grader's own peak grading a 1 MB literal: {peak:.0f} MB (its honest twin: {honest:.0f})"
-    )
-
-
-@pytest.mark.proof
-def test_grade_all_lists_the_padded_copy_and_writes_its_report_whatever_one_upload_holds(tmp_path):
-    """A class with the 5,000-digit notebook, a 1 MB literal, a padded copy and its original: grade-all exits 0, writes
-    report.html and similarity.csv, lists the padded copy with its original (read from --out/sources/, the files as
-    graded), and says the literal was not compared, on its own row."""
-    files = _cohort()
-    folder = tmp_path / "class"
-    for sid in ("loops", "padded", "einsum"):
-        (folder / sid).mkdir(parents=True)
-        (folder / sid / "attention.py").write_text(files[sid])
-    (folder / "digits").mkdir()
-    (folder / "digits" / "attention.ipynb").write_bytes(notebook(reference_source("attention"), execution_count="7" * 5000))
-    (folder / "literal").mkdir()
-    (folder / "literal" / "attention.py").write_text(reference_source("attention") + BIG_LIST)
-    out = tmp_path / "graded"
-    proc = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade-all", "attention", str(folder), "--out", str(out), "--jobs", "2"],
-        cwd=KIT,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert json.loads((out / "results" / "digits.json").read_text())["score"] == 100
-    assert sorted(p.name for p in (out / "sources").iterdir()) == ["digits.py", "einsum.py", "loops.py", "padded.py"]
-    pairs = (out / "similarity.csv").read_text(encoding="utf-8-sig").splitlines()
-    assert len(pairs) == 2 and {"loops", "padded"} <= set(pairs[1].split(",")), pairs
-    report = (out / "report.html").read_text()
-    assert re.search(r'<p class="unread" data-sid="literal">Not compared: [^<]*too large for the grader to read', report)
-    assert "literal not compared" in proc.stderr
-    with tempfile.TemporaryDirectory() as empty:  # no sources kept (an --out of an earlier version): read from the uploads
-        again = measure(ATTENTION, _write(Path(empty), {k: files[k] for k in ("loops", "padded")}), SimilaritySettings(0.5, 5))
-        assert [(p.a, p.b) for p in again.pairs] == [("loops", "padded")]
