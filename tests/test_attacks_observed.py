@@ -108,16 +108,16 @@ def test_the_no_grad_evidence_reads_other_courses_styles():
 # The grader hands train a stand-in lm_loss and forward a cache of its own (each function pays for its own mistakes,
 # issue 50): both live in the student's worker, so a student's lm_loss or KVCache that finds them (through gc) must
 # get an error, never the points of lm_loss's or KVCache's own tests.
-LM_LOSS_FROM_GC = '''
+LM_LOSS_FROM_GC = """
 def lm_loss(model, tokens):
     import gc
     for found in gc.get_objects():
         if callable(found) and getattr(found, "__name__", "") == "contract_lm_loss":
             return found(model, tokens)
     return model(tokens[:, :-1]).sum() * 0.0
-'''
+"""
 
-KVCACHE_FROM_GC = '''
+KVCACHE_FROM_GC = """
 class KVCache:
     def __init__(self, n_layers, max_len):
         import gc
@@ -134,7 +134,7 @@ class KVCache:
         out = self._inner.update(layer, k, v)
         self.keys, self.values = self._inner.keys, self._inner.values
         return out
-'''
+"""
 
 
 @pytest.mark.proof  # four whole-suite gradings

@@ -157,14 +157,14 @@ def test_a_nucleus_mask_left_in_sorted_order_fails_the_public_worked_example():
     assert test["extra_data"]["mistakes"] == ["top_p_mask_in_sorted_order"], test["output"]
 
 
-ATTENTION_SDPA = '''    d_k = q.shape[-1]
+ATTENTION_SDPA = """    d_k = q.shape[-1]
     scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)        # (..., n_q, n_k)
     if mask is not None:
         scores = scores.masked_fill(mask, float("-inf"))     # blocked keys get -inf before the softmax
     weights = softmax(scores, dim=-1)                        # (..., n_q, n_k), rows sum to 1 (or 0)
     output = weights @ v                                     # (..., n_q, d_v)
     return output, weights
-'''
+"""
 
 
 def _attention_without_the_guard(sdpa: str = ATTENTION_SDPA) -> str:
@@ -194,12 +194,12 @@ def test_a_softmax_without_the_all_inf_guard_costs_softmax_alone():
     assert _lost_by_function(document) == {"softmax": 4.0, "scaled_dot_product_attention": 10.0}, _lost_by_function(document)
 
 
-FIRST_TRY_SDPA = '''    scores = q @ k.transpose(-2, -1)
+FIRST_TRY_SDPA = """    scores = q @ k.transpose(-2, -1)
     weights = softmax(scores, dim=-1)
     if mask is not None:
         weights = weights.masked_fill(mask, 0.0)
     return weights @ v, weights
-'''
+"""
 
 
 def test_attentions_first_try_loses_points_only_where_its_mistakes_are():
