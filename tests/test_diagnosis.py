@@ -4,6 +4,7 @@ in words, without hidden inputs or reference code, and the score is the same as 
 import json
 
 import numpy as np
+import pytest
 import torch
 from conftest import KIT, run_cli, write_submission
 
@@ -11,6 +12,7 @@ from autograder.catalogue import combined_source, read_catalogue
 from autograder.config import load_assignment
 
 
+@pytest.mark.proof  # whole-suite gradings (10 s and more): `make proofs`
 def test_two_mistakes_in_different_functions_are_both_named(tmp_path):
     assignment = load_assignment("attention", KIT)
     catalogue = {e.name: e for e in read_catalogue(assignment, "mistake")}
@@ -109,6 +111,7 @@ def test_an_assignment_without_a_catalogue_still_grades(tmp_path):
     assert mistake.name in {m for t in with_catalogue["tests"] for m in t["extra_data"].get("mistakes", [])}
 
 
+@pytest.mark.proof  # whole-suite gradings (10 s and more): `make proofs`
 def test_an_upstream_softmax_mistake_is_not_also_told_as_an_attention_one(tmp_path):
     """A softmax without the max subtraction also gives NaN on attention's fully blocked rows, and a softmax
     calling torch.softmax makes attention call it too: the softmax mistake explains those failures and more,

@@ -64,6 +64,7 @@ def _text(document: dict) -> str:
     return json.dumps(document)
 
 
+@pytest.mark.proof  # four whole gradings, one per path (about 30 s): `make proofs`
 def test_one_score_and_the_same_words_on_every_path(tmp_path):
     upload = tmp_path / "attention.py"
     upload.write_text(IMPORT_CASE)

@@ -317,35 +317,42 @@ def lost_functions(document: dict) -> set[str]:
     return {t["name"].split(":")[0] for t in document["tests"] if t["score"] < t["max_score"]}
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_monkeypatching_comparisons_in_the_worker(graded):
     assert graded[MONKEYPATCH]["score"] == 0
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_tensor_subclass_that_makes_comparisons_pass(graded):
     assert graded[LIAR]["score"] == 0
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_flooding_stdout(graded):
     document = graded[FLOOD]
     assert document["score"] == 100
     assert len(json.dumps(document)) < 100_000, "results must stay under Gradescope's output limit"
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_infinite_loop_costs_only_that_function(graded):
     document = graded[HANG]
     assert "causal_mask" in lost_functions(document) and "softmax" not in lost_functions(document)
     assert any("time limit" in t["output"] for t in document["tests"])
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_memory_bomb_costs_only_that_function(graded):
     lost = lost_functions(graded[MEMORY])
     assert "causal_mask" in lost and "softmax" not in lost
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_skip_and_exit_from_student_code_do_not_pass_tests(graded):
     assert graded[SKIP]["score"] == 0
 
 
+@pytest.mark.proof  # the attacks graded together (about 30 s): `make proofs`, keeping `make test` in its 4 minutes
 def test_bounded_fork_bomb_and_leftover_processes(graded):
     lost = lost_functions(graded[FORK])
     assert "causal_mask" in lost and "softmax" not in lost
