@@ -63,7 +63,7 @@ determinism: $(STAMP) ## grade the catalogue again under other CPU kernels, thre
 	$(PY) -m autograder determinism --settings pinned
 	@# without the pin (other kernels, two torch threads): a difference names a test on a knife edge; reported, not fatal,
 	@# since only the pinned grading is what students get
-	-$(PY) -m autograder determinism --settings unpinned $(UNPINNED)
+	-$(PY) -m autograder determinism $(UNPINNED) --settings unpinned
 
 snapshot: $(STAMP) ## write snapshots/<a>.json (every catalogue grading: points, kinds, names per test) and list what changed (after make release)
 	$(PY) -m autograder snapshot
